@@ -1,0 +1,76 @@
+# nb: a boring Makefile.  ./build.sh installs dependencies and builds the
+# static libZydis this file links against (ZYDIS_DIR).
+CC      ?= gcc
+ZYDIS_DIR ?= build/zydis
+BUILD   ?= build
+CFLAGS_BASE = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
+              -DZYDIS_STATIC_BUILD -I$(ZYDIS_DIR)/include -Isrc -I$(BUILD)/gen
+CFLAGS  ?=
+ALL_CFLAGS = $(CFLAGS_BASE) $(CFLAGS)
+ZYDIS_LIB = $(ZYDIS_DIR)/libZydis.a
+STATIC  ?= -static
+
+SRC     := $(wildcard src/*.c src/asm/*.c src/pmu/*.c)
+GEN_SRC := $(if $(wildcard gen/gentables.c),$(BUILD)/gen/evtables.c)
+OBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRC)) \
+           $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(GEN_SRC))
+LIBOBJ  := $(filter-out $(BUILD)/obj/src/main.o,$(OBJ))
+TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+DATA    := $(sort $(wildcard data/*.txt))
+
+.PHONY: all test unit cli asan fuzz clean golden check-data bench
+all: $(BUILD)/nb
+
+$(ZYDIS_LIB):
+	@echo "missing $(ZYDIS_LIB): run ./build.sh first" >&2; exit 1
+
+$(BUILD)/obj/%.o: %.c | $(ZYDIS_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# Build-time generator: data/*.txt -> const C tables.
+$(BUILD)/gentables: gen/gentables.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 $< -o $@
+
+$(BUILD)/gen/evtables.c: $(BUILD)/gentables $(DATA)
+	@mkdir -p $(dir $@)
+	$(BUILD)/gentables -o $@ $(DATA)
+
+$(BUILD)/nb: $(OBJ) $(ZYDIS_LIB)
+	$(CC) $(STATIC) $(ALL_CFLAGS) $(OBJ) $(ZYDIS_LIB) -lm -o $@
+
+$(BUILD)/tests/%: tests/%.c $(LIBOBJ) $(ZYDIS_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests $< $(LIBOBJ) $(ZYDIS_LIB) -lcmocka -lm -o $@
+
+# make test: every cmocka unit test, then the command-line tests.
+test: $(BUILD)/nb $(TESTS)
+	@NB=$(BUILD)/nb BUILD=$(BUILD) tests/run_all.sh $(TESTS)
+
+# ASan + UBSan build of everything, then the same tests.
+asan:
+	$(MAKE) BUILD=build/asan CFLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    STATIC= test
+
+fuzz:
+	@tests/fuzz/run.sh $(BUILD) $(ZYDIS_DIR) $${FUZZ_SECONDS:-60}
+
+# Regenerate the expected bytes of the golden corpus with GNU as (test-only).
+golden:
+	tests/asm/regen_golden.sh
+
+check-data:
+	gen/check_data.sh
+
+bench: $(BUILD)/nb
+	@for b in bench/*; do [ -x "$$b" ] && "$$b"; done
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/nb $(BUILD)/gentables build/asan build/fuzz
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,42 @@
+/* nb cpu: what CPUID says about the processor nb runs on.
+ *
+ * Every CPUID read goes through a cpuid_fn so tests can feed recorded values
+ * for any CPU (cpu_detect_with). */
+#ifndef NB_CPU_H
+#define NB_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { CPU_VENDOR_UNKNOWN, CPU_VENDOR_INTEL, CPU_VENDOR_AMD } cpu_vendor;
+
+/* Hybrid core type from CPUID leaf 0x1A (Intel). */
+typedef enum { CPU_CORE_ANY = 0, CPU_CORE_ATOM = 0x20, CPU_CORE_CORE = 0x40 } cpu_core_type;
+
+typedef void (*cpuid_fn)(uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+
+typedef struct cpu_info {
+    cpu_vendor vendor;
+    char vendor_string[13];
+    char brand[49];
+    unsigned family, model, stepping;   /* display family/model */
+    bool hybrid;
+    cpu_core_type core_type;            /* of the CPU this was read on */
+    unsigned pmu_version;               /* Intel leaf 0xA; AMD: 2 if PerfMonV2 */
+    unsigned n_gp_counters, gp_counter_width;
+    unsigned n_fixed_counters, fixed_counter_width;
+    bool has_topdown_slots;
+    bool has_rdtscp, has_invariant_tsc;
+    bool has_avx, has_avx2, has_avx512f;
+    bool hypervisor;
+} cpu_info;
+
+/* The real CPUID instruction. */
+void cpu_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+
+void cpu_detect_with(cpuid_fn fn, cpu_info *out);
+static inline void cpu_detect(cpu_info *out) { cpu_detect_with(cpu_cpuid, out); }
+
+const char *cpu_vendor_name(cpu_vendor v);
+
+#endif

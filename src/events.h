@@ -1,0 +1,84 @@
+/* nb events: what one performance event is, in nanoBench's config syntax.
+ *
+ *   EvtSel.UMASK(.CMSK=..)(.AnyT)(.EDG)(.INV)(.TakenAlone)(.CTR=..)
+ *       (.MSR_3F6H=..)(.MSR_PF=..)(.MSR_RSP0=..)(.MSR_RSP1=..) Name
+ *
+ * and MSR events (msr_ADDR=VAL(.msr_ADDR=VAL)* msr_ADDR Name).
+ * Parsing config files and lines lives in config.c; the embedded tables
+ * (generated from data/) and name lookup live in evdb.c. */
+#ifndef NB_EVENTS_H
+#define NB_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NB_EVENT_NAME_MAX 128
+
+typedef struct nb_event {
+    char name[NB_EVENT_NAME_MAX];
+    uint16_t evtsel;      /* up to 0xFFF on AMD */
+    uint8_t umask;
+    uint8_t cmask;
+    bool any;             /* AnyT */
+    bool edge;            /* EDG */
+    bool inv;             /* INV */
+    bool taken_alone;     /* must be the only programmable event in its group */
+    int ctr;              /* fixed counter index to use (CTR=), -1 if any */
+    /* Extra MSR values; has_* says whether the field was given. */
+    bool has_msr_3f6h, has_msr_pf, has_msr_rsp0, has_msr_rsp1;
+    uint64_t msr_3f6h, msr_pf, msr_rsp0, msr_rsp1;
+} nb_event;
+
+typedef struct nb_event_list {
+    nb_event *v;
+    size_t n, cap;
+} nb_event_list;
+
+#define NB_MSR_WRITES_MAX 8
+typedef struct nb_msr_event {
+    char name[NB_EVENT_NAME_MAX];
+    size_t n_writes;
+    uint32_t write_msr[NB_MSR_WRITES_MAX];
+    uint64_t write_val[NB_MSR_WRITES_MAX];
+    uint32_t read_msr;
+} nb_msr_event;
+
+typedef struct nb_msr_event_list {
+    nb_msr_event *v;
+    size_t n, cap;
+} nb_msr_event_list;
+
+/* Diagnostic for config parsing: "FILE:LINE: message". */
+typedef struct nb_config_error {
+    char file[256];
+    int line;
+    char message[256];
+} nb_config_error;
+
+/* Parse one event spec (without or with the trailing Name). Returns 0 or
+ * NB_EINPUT with err->message set. `name` may be NULL, then the spec's own
+ * text becomes the name. */
+int event_parse_spec(const char *spec, const char *name, nb_event *ev,
+                     nb_config_error *err);
+
+/* Parse a whole config text (lines; '#' comments; blank lines). `file` names
+ * it in diagnostics. Appends to *list. */
+int config_parse_text(const char *text, const char *file, nb_event_list *list,
+                      nb_config_error *err);
+int config_parse_file(const char *path, nb_event_list *list,
+                      nb_config_error *err);
+
+int msr_config_parse_text(const char *text, const char *file,
+                          nb_msr_event_list *list, nb_config_error *err);
+int msr_config_parse_file(const char *path, nb_msr_event_list *list,
+                          nb_config_error *err);
+
+/* Format an event back into config syntax (no name). */
+void event_format_spec(const nb_event *ev, char *buf, size_t buflen);
+
+int event_list_push(nb_event_list *list, const nb_event *ev);
+void event_list_free(nb_event_list *list);
+void msr_event_list_free(nb_msr_event_list *list);
+
+#endif

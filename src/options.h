@@ -1,0 +1,57 @@
+/* nb options: nanoBench's command line plus nb's own options.
+ *
+ * One table (options.c) drives parsing, unique-prefix abbreviation
+ * (`-l` is `-loop_count`), validation and -help.  Values are checked at the
+ * boundary; later stages may assert on them.  String values point into argv
+ * (or into the batch line) and are not owned. */
+#ifndef NB_OPTIONS_H
+#define NB_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pmu/pmu.h"
+
+typedef enum { AGG_AVG, AGG_MEDIAN, AGG_MIN, AGG_MAX } nb_agg;
+typedef enum { OUTPUT_TEXT, OUTPUT_CSV, OUTPUT_JSON } nb_output;
+
+typedef struct nb_options {
+    /* code */
+    const char *asm_code, *asm_init, *asm_late_init, *asm_one_time_init;
+    const char *code, *code_init, *code_late_init, *code_one_time_init;
+    /* events */
+    const char *config, *msr_config, *events, *uarch;
+    bool fixed_counters;
+    /* repetition */
+    long n_measurements, unroll_count, loop_count, warm_up_count;
+    long initial_warm_up_count, alignment_offset;
+    /* aggregation and output */
+    nb_agg agg;
+    bool range, basic_mode, no_mem, no_normalization, remove_empty_events;
+    bool df, verbose, debug;
+    nb_output output;
+    /* execution */
+    long cpu;              /* -1: the CPU nb starts on */
+    long usr, os;          /* 0 or 1 */
+    long r14_size;         /* bytes */
+    double timeout;        /* seconds, 0 = none */
+    pmu_backend_kind backend;
+    /* nb's actions */
+    bool dry_run, print_code, help, version;
+    const char *emit;      /* -emit FILE ("-" = hex on stdout) */
+    bool list_events; const char *list_events_filter;
+    bool list_uarchs, cpu_info;
+    const char *batch;
+} nb_options;
+
+void options_defaults(nb_options *o);
+
+/* Parse argv[first..argc). Returns 0, or NB_EUSAGE with a one-line message
+ * in err naming the option. */
+int options_parse(int argc, char **argv, int first, nb_options *o,
+                  char *err, size_t errlen);
+
+void options_print_help(FILE *f);
+
+#endif

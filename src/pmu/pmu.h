@@ -1,0 +1,91 @@
+/* nb pmu: one interface, three counter backends.
+ *
+ *   perf.c  perf_event_open per event + rdpmc in the generated code
+ *   msr.c   IA32_PERFEVTSELx / AMD PERF_CTL via /dev/cpu/N/msr + rdpmc
+ *   tsc.c   no PMU: serialized rdtsc, core cycles from a calibrated clock
+ *   advice.c  errno -> what the user should change (the one place for it)
+ *
+ * A backend turns a list of events into groups that fit the counters
+ * (pmu_plan), opens one group at a time, and tells the code generator how to
+ * read each counter (pmu_counter.read).  Every system setting a backend
+ * changes goes through restore.h so that it is undone on every exit path.
+ * dry_run() prints, as key=value text, every perf_event_attr field or MSR
+ * write it would make: that is how the perf and msr paths are tested on
+ * machines without a PMU. */
+#ifndef NB_PMU_H
+#define NB_PMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../cpu.h"
+#include "../events.h"
+
+typedef enum { PMU_BACKEND_AUTO, PMU_BACKEND_PERF, PMU_BACKEND_MSR, PMU_BACKEND_TSC } pmu_backend_kind;
+
+/* How the generated code reads one counter. */
+typedef enum {
+    PMU_READ_RDPMC,   /* mov ecx, rdpmc_ecx; rdpmc */
+    PMU_READ_RDTSC,   /* rdtsc */
+    PMU_READ_NONE,    /* not countable here: printed as unavailable */
+} pmu_read_kind;
+
+typedef struct pmu_counter {
+    char name[NB_EVENT_NAME_MAX];
+    pmu_read_kind read;
+    uint32_t rdpmc_ecx;
+    unsigned width;        /* counter width in bits, for wrap-around */
+    double scale;          /* result multiplier (1.0 unless derived) */
+} pmu_counter;
+
+/* Settings every backend sees. */
+typedef struct pmu_config {
+    const cpu_info *cpu;
+    int cpu_index;           /* CPU the benchmark is pinned to */
+    bool count_usr, count_os;
+    bool fixed_counters;
+    const char *sysfs_root;  /* "" in production; a fake tree in tests */
+    const char *dev_root;    /* "" in production ("/dev/cpu/N/msr") */
+} pmu_config;
+
+/* Events split into groups that fit the hardware counters at once. */
+typedef struct pmu_group_plan {
+    nb_event *events;
+    size_t n_events;
+} pmu_group_plan;
+
+typedef struct pmu_plan {
+    pmu_group_plan *groups;
+    size_t n_groups;
+} pmu_plan;
+
+/* An open group: the counters as the generated code must read them. */
+typedef struct pmu_group {
+    pmu_counter *ctr;
+    size_t n_ctr;
+    void *priv;              /* backend state: fds, mmaps, saved MSRs */
+} pmu_group;
+
+typedef struct pmu_backend {
+    const char *name;        /* "perf_event+rdpmc", "msr+rdpmc", "tsc" */
+    /* 0 if usable here; otherwise a negative status and a reason in `why`. */
+    int (*probe)(const pmu_config *cfg, char *why, size_t whylen);
+    int (*plan)(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out);
+    int (*open)(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out);
+    void (*close)(pmu_group *g);
+    void (*dry_run)(FILE *f, const pmu_config *cfg, const pmu_plan *plan);
+} pmu_backend;
+
+extern const pmu_backend pmu_perf_backend;
+extern const pmu_backend pmu_msr_backend;
+extern const pmu_backend pmu_tsc_backend;
+
+/* Pick the backend: the forced one, or the best usable one. */
+const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
+                              char *why, size_t whylen);
+
+void pmu_plan_free(pmu_plan *plan);
+
+#endif
