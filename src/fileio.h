@@ -1,0 +1,14 @@
+/* nb fileio: reading whole input files with a size limit and a clear error. */
+#ifndef NB_FILEIO_H
+#define NB_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Read `path` ("-" = stdin) into a NUL-terminated malloc'd buffer of at most
+ * `max` bytes. Returns 0, or NB_EINPUT with "PATH: reason" in err. When
+ * `text` is set, a NUL byte inside the file is an error (binary file). */
+int file_read_all(const char *path, size_t max, bool text, char **out,
+                  size_t *len, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,164 @@
+/* Option table: defaults, abbreviation, validation, conflicts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "options.h"
+#include "status.h"
+
+static char err[512];
+
+static int parse(nb_options *o, int argc, const char **argv)
+{
+    options_defaults(o);
+    err[0] = '\0';
+    return options_parse(argc, (char **)argv, 0, o, err, sizeof err);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    nb_options o;
+    options_defaults(&o);
+    assert_int_equal(o.n_measurements, 10);
+    assert_int_equal(o.unroll_count, 1000);
+    assert_int_equal(o.loop_count, 0);
+    assert_int_equal(o.warm_up_count, 5);
+    assert_int_equal(o.initial_warm_up_count, 0);
+    assert_int_equal(o.usr, 1);
+    assert_int_equal(o.os, 0);
+    assert_int_equal(o.cpu, -1);
+    assert_int_equal(o.agg, AGG_AVG);
+    assert_int_equal(o.r14_size, 1 << 20);
+}
+
+static void test_prefix_prefers_nanobench_options(void **state)
+{
+    (void)state;
+    nb_options o;
+    const char *a[] = {"-l", "7", "-unr", "3", "-med"};
+    assert_int_equal(parse(&o, 5, a), 0);
+    assert_int_equal(o.loop_count, 7);
+    assert_int_equal(o.unroll_count, 3);
+    assert_int_equal(o.agg, AGG_MEDIAN);
+}
+
+static void test_exact_name_wins(void **state)
+{
+    (void)state;
+    nb_options o;
+    const char *a[] = {"-min", "-asm", "nop", "-cpu", "1"};
+    assert_int_equal(parse(&o, 5, a), 0);
+    assert_int_equal(o.agg, AGG_MIN);
+    assert_string_equal(o.asm_code, "nop");
+    assert_int_equal(o.cpu, 1);
+}
+
+static void test_ambiguous_lists_candidates(void **state)
+{
+    (void)state;
+    nb_options o;
+    const char *a[] = {"-asm_", "x"};
+    assert_int_equal(parse(&o, 2, a), NB_EUSAGE);
+    assert_non_null(strstr(err, "ambiguous"));
+    assert_non_null(strstr(err, "-asm_init"));
+    assert_non_null(strstr(err, "-asm_late_init"));
+}
+
+static void test_unknown_option(void **state)
+{
+    (void)state;
+    nb_options o;
+    const char *a[] = {"-bogus"};
+    assert_int_equal(parse(&o, 1, a), NB_EUSAGE);
+    assert_non_null(strstr(err, "unknown option '-bogus'"));
+}
+
+static void test_bad_numbers(void **state)
+{
+    (void)state;
+    nb_options o;
+    const char *cases[][2] = {
+        {"-n_measurements", "0"}, {"-unroll_count", "-5"}, {"-loop_count", "abc"},
+        {"-warm_up_count", "99999999999999999999999"}, {"-usr", "2"}, {"-cpu", "1x"},
+        {"-alignment_offset", "4096"}, {"-timeout", "-1"}, {"-r14_size", "12Q"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *a[] = {cases[i][0], cases[i][1]};
+        assert_int_equal(parse(&o, 2, a), NB_EUSAGE);
+        /* the message names the option */
+        assert_non_null(strstr(err, cases[i][0]));
+    }
+}
+
+static void test_missing_value(void **state)
+{
+    (void)state;
+    nb_options o;
+    const char *a[] = {"-unroll_count"};
+    assert_int_equal(parse(&o, 1, a), NB_EUSAGE);
+    assert_non_null(strstr(err, "needs a value"));
+}
+
+static void test_sizes_and_enums(void **state)
+{
+    (void)state;
+    nb_options o;
+    const char *a[] = {"-r14_size", "64M", "-output", "json", "-backend", "tsc", "-timeout", "2.5"};
+    assert_int_equal(parse(&o, 8, a), 0);
+    assert_int_equal(o.r14_size, 64L << 20);
+    assert_int_equal(o.output, OUTPUT_JSON);
+    assert_int_equal(o.backend, PMU_BACKEND_TSC);
+    assert_true(o.timeout > 2.4 && o.timeout < 2.6);
+    const char *b[] = {"-output", "xml"};
+    assert_int_equal(parse(&o, 2, b), NB_EUSAGE);
+    assert_non_null(strstr(err, "text|csv|json"));
+}
+
+static void test_conflicts(void **state)
+{
+    (void)state;
+    nb_options o;
+    const char *a[] = {"-asm", "nop", "-code", "f.bin"};
+    assert_int_equal(parse(&o, 4, a), NB_EUSAGE);
+    assert_non_null(strstr(err, "-asm and -code"));
+    const char *b[] = {"-usr", "0", "-os", "0"};
+    assert_int_equal(parse(&o, 4, b), NB_EUSAGE);
+    const char *c[] = {"-asm", ""};
+    assert_int_equal(parse(&o, 2, c), NB_EUSAGE);
+    assert_non_null(strstr(err, "empty"));
+}
+
+static void test_list_events_optional_value(void **state)
+{
+    (void)state;
+    nb_options o;
+    const char *a[] = {"-list_events", "UOPS", "-verbose"};
+    assert_int_equal(parse(&o, 3, a), 0);
+    assert_true(o.list_events);
+    assert_string_equal(o.list_events_filter, "UOPS");
+    assert_true(o.verbose);
+    const char *b[] = {"-list_events", "-verbose"};
+    assert_int_equal(parse(&o, 2, b), 0);
+    assert_null(o.list_events_filter);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_prefix_prefers_nanobench_options),
+        cmocka_unit_test(test_exact_name_wins),
+        cmocka_unit_test(test_ambiguous_lists_candidates),
+        cmocka_unit_test(test_unknown_option),
+        cmocka_unit_test(test_bad_numbers),
+        cmocka_unit_test(test_missing_value),
+        cmocka_unit_test(test_sizes_and_enums),
+        cmocka_unit_test(test_conflicts),
+        cmocka_unit_test(test_list_events_optional_value),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
