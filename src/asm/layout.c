@@ -29,7 +29,7 @@ size_t asm_nop_bytes(int n, uint8_t out[15])
     if (n == 9)
         out[k++] = 0x66;
     if (n >= 10) {
-        for (int i = 0; i < n - 10; i++)
+        for (int i = 0; i < n - 9; i++)
             out[k++] = 0x66;
         out[k++] = 0x2e;
     }
