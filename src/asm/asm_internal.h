@@ -91,6 +91,7 @@ typedef struct asm_insn {
     uint8_t rounding;   /* ZydisRoundingMode, 0 = none */
     uint8_t n_ops;
     uint8_t osz;        /* operand size implied by the mnemonic (e.g. cmpsq), bits or 0 */
+    int16_t pred;       /* cmpltps-style pseudo op: predicate immediate + 1, or 0 */
     asm_operand ops[ASM_MAX_OPS];
     int line, col;      /* the mnemonic */
     int rcol;           /* column of a rounding/sae decorator */

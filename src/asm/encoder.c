@@ -160,12 +160,62 @@ static void tables_init(void)
     tables_ready = true;
 }
 
+/* as's compare pseudo ops: cmp<pred>ps, vcmp<pred>pd, vpcmp<pred>ud, ...
+ * are the base instruction with the predicate as a last immediate. */
+static const char *const sse_pred[] = {"eq", "lt", "le", "unord", "neq", "nlt", "nle", "ord"};
+static const char *const avx_pred[] = {
+    "eq", "lt", "le", "unord", "neq", "nlt", "nle", "ord",
+    "eq_uq", "nge", "ngt", "false", "neq_oq", "ge", "gt", "true",
+    "eq_os", "lt_oq", "le_oq", "unord_s", "neq_us", "nlt_uq", "nle_uq", "ord_s",
+    "eq_us", "nge_uq", "ngt_uq", "false_os", "neq_os", "ge_oq", "gt_oq", "true_us"};
+static const char *const int_pred[] = {"eq", "lt", "le", "false", "neq", "nlt", "nle", "true"};
+
+static bool lookup_cmp_pseudo(const char *s, size_t n, asm_insn *insn)
+{
+    char low[NAME_MAX_LEN];
+    if (n >= NAME_MAX_LEN)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)s[i]);
+    low[n] = 0;
+    static const struct { const char *prefix; const char *const *pred; int n_pred;
+                          const char *const sfx[8]; } fam[] = {
+        {"vpcmp", int_pred, 8, {"b", "w", "d", "q", "ub", "uw", "ud", "uq"}},
+        {"vcmp", avx_pred, 32, {"ps", "pd", "ss", "sd", "ph", "sh"}},
+        {"cmp", sse_pred, 8, {"ps", "pd", "ss", "sd"}},
+    };
+    for (size_t f = 0; f < 3; f++) {
+        size_t pl = strlen(fam[f].prefix);
+        if (strncmp(low, fam[f].prefix, pl) != 0)
+            continue;
+        for (int k = 0; k < 8 && fam[f].sfx[k]; k++) {
+            size_t sl = strlen(fam[f].sfx[k]);
+            if (n <= pl + sl || strcmp(low + n - sl, fam[f].sfx[k]) != 0)
+                continue;
+            for (int p = 0; p < fam[f].n_pred; p++) {
+                size_t ql = strlen(fam[f].pred[p]);
+                if (pl + ql + sl != n || strncmp(low + pl, fam[f].pred[p], ql) != 0)
+                    continue;
+                char base[NAME_MAX_LEN];
+                snprintf(base, sizeof base, "%s%s", fam[f].prefix, fam[f].sfx[k]);
+                const name_ent *e = tab_get(mnem_tab, MNEM_HASH_SIZE, base, strlen(base));
+                if (!e)
+                    return false;
+                insn->mnemonic = e->value;
+                insn->pred = (int16_t)(p + 1);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn)
 {
     tables_init();
     const name_ent *e = tab_get(mnem_tab, MNEM_HASH_SIZE, s, n);
     if (!e)
-        return false;
+        return lookup_cmp_pseudo(s, n, insn);
     insn->mnemonic = e->value;
     insn->flags |= e->flags;
     insn->osz = e->osz;
@@ -361,8 +411,8 @@ static int build_request(enc_ctx *c)
     r->operand_count = (ZyanU8)n;
     if (in->rounding)
         r->evex.rounding = (ZydisRoundingMode)in->rounding;
-    if (f & INSF_SAE)
-        r->evex.sae = ZYAN_TRUE;
+    if ((f & INSF_SAE) || in->rounding)
+        r->evex.sae = ZYAN_TRUE; /* Zydis wants sae with every rounding mode */
     return 0;
 }
 
@@ -375,21 +425,23 @@ static bool try_encode(const ZydisEncoderRequest *r, uint8_t out[15], uint8_t *l
     return true;
 }
 
-/* Encode with as's preference for VEX over EVEX. */
-static bool encode_pref(enc_ctx *c, uint8_t out[15], uint8_t *len)
+/* Instructions that exist in VEX and EVEX form where as 2.40 takes the
+ * EVEX (AVX512) one unless told {vex}: AVX-VNNI and AVX-IFMA came after
+ * their AVX512 twins. */
+static bool prefers_evex(int m)
+{
+    return m == ZYDIS_MNEMONIC_VPDPBUSD || m == ZYDIS_MNEMONIC_VPDPBUSDS ||
+           m == ZYDIS_MNEMONIC_VPDPWSSD || m == ZYDIS_MNEMONIC_VPDPWSSDS ||
+           m == ZYDIS_MNEMONIC_VPMADD52LUQ || m == ZYDIS_MNEMONIC_VPMADD52HUQ;
+}
+
+#define ENC_NON_EVEX (ZYDIS_ENCODABLE_ENCODING_LEGACY | ZYDIS_ENCODABLE_ENCODING_VEX | \
+                      ZYDIS_ENCODABLE_ENCODING_3DNOW | ZYDIS_ENCODABLE_ENCODING_XOP)
+
+static bool try_evex(enc_ctx *c, uint8_t out[15], uint8_t *len)
 {
     ZydisEncoderRequest *r = &c->req;
-    if (c->in->flags & INSF_EVEX) {
-        r->allowed_encodings = ZYDIS_ENCODABLE_ENCODING_EVEX;
-        return try_encode(r, out, len);
-    }
-    if (!needs_evex(c->in)) {
-        r->allowed_encodings = ZYDIS_ENCODABLE_ENCODING_LEGACY | ZYDIS_ENCODABLE_ENCODING_VEX |
-                               ZYDIS_ENCODABLE_ENCODING_3DNOW | ZYDIS_ENCODABLE_ENCODING_XOP;
-        if (try_encode(r, out, len))
-            return true;
-    }
-    r->allowed_encodings = ZYDIS_ENCODABLE_ENCODING_DEFAULT;
+    r->allowed_encodings = ZYDIS_ENCODABLE_ENCODING_EVEX;
     if (try_encode(r, out, len))
         return true;
     /* Zydis lists an EVEX instruction's opmask as operand 1 even when it is
@@ -401,73 +453,110 @@ static bool encode_pref(enc_ctx *c, uint8_t out[15], uint8_t *len)
         k.operands[1].type = ZYDIS_OPERAND_TYPE_REGISTER;
         k.operands[1].reg.value = ZYDIS_REGISTER_K0;
         k.operand_count++;
-        k.allowed_encodings = ZYDIS_ENCODABLE_ENCODING_EVEX | ZYDIS_ENCODABLE_ENCODING_MVEX;
         if (try_encode(&k, out, len))
             return true;
     }
     return false;
 }
 
-static int first_gp_size(const asm_insn *in)
+/* Encode with as's preference for VEX over EVEX (never MVEX). */
+static bool encode_pref(enc_ctx *c, uint8_t out[15], uint8_t *len)
 {
-    for (int i = 0; i < in->n_ops; i++)
-        if (in->ops[i].kind == OPK_REG && is_gp((ZydisRegister)in->ops[i].reg))
-            return asm_register_size(in->ops[i].reg) / 8;
-    return 0;
+    ZydisEncoderRequest *r = &c->req;
+    uint32_t f = c->in->flags;
+    bool evex_only = (f & INSF_EVEX) || needs_evex(c->in);
+    bool vex_only = (f & (INSF_VEX | INSF_VEX3)) != 0;
+    bool evex_first = !vex_only && prefers_evex(c->in->mnemonic);
+    if (evex_first && try_evex(c, out, len))
+        return true;
+    if (!evex_only) {
+        r->allowed_encodings = vex_only ? ZYDIS_ENCODABLE_ENCODING_VEX : ENC_NON_EVEX;
+        if (try_encode(r, out, len))
+            return true;
+    }
+    if (vex_only || evex_first)
+        return false;
+    return try_evex(c, out, len);
 }
 
-/* Memory operand without a size keyword: try every size Zydis might want. */
+/* Does the memory operand of the encoded bytes really have `size` bytes?
+ * Zydis's matcher is lax for some forms (it takes `movq xmm0, [rax]` with
+ * any size), so a decode tells the sizes that mean something. */
+static bool mem_size_matches(const uint8_t *b, uint8_t l, int size)
+{
+    ZydisDecoder d;
+    ZydisDecodedInstruction di;
+    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+    if (ZYAN_FAILED(ZydisDecoderDecodeFull(&d, b, l, &di, ops)))
+        return false;
+    for (int i = 0; i < di.operand_count_visible; i++)
+        if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[i].mem.type == ZYDIS_MEMOP_TYPE_MEM)
+            return ops[i].size == size * 8;
+    return true;
+}
+
+/* Memory operand without a size keyword: try every size Zydis might want;
+ * one distinct encoding is taken, several are ambiguous (as's error). */
 static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
 {
     static const uint16_t sizes[] = {8, 4, 16, 32, 64, 1, 2, 10, 6, 12, 14, 28, 94, 108,
                                      512, 576, 0};
+    enum { NS = sizeof sizes / sizeof sizes[0] };
     const asm_insn *in = c->in;
     ZydisEncoderOperand *m = &c->req.operands[c->mem_slot];
-    uint8_t best[15], blen = 0;
-    int found = 0, best_size = 0;
-    int prefer = 0;
     ZydisMnemonic mn = (ZydisMnemonic)in->mnemonic;
-    if (mn == ZYDIS_MNEMONIC_PUSH || mn == ZYDIS_MNEMONIC_POP || mn == ZYDIS_MNEMONIC_JMP ||
-        mn == ZYDIS_MNEMONIC_CALL)
-        prefer = 8;
     if (mn == ZYDIS_MNEMONIC_LEA) {
         /* Zydis takes an address-generation operand's size as the address size */
         m->mem.size = c->req.address_size_hint == ZYDIS_ADDRESS_SIZE_HINT_32 ? 4 : 8;
         return encode_pref(c, out, len) ? 0 : 1;
     }
-    (void)first_gp_size;
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        uint8_t b[15], l;
+    uint8_t cb[NS][15], cl[NS];
+    int csize[NS];
+    bool cok[NS];
+    int n = 0, n_ok = 0;
+    for (size_t i = 0; i < NS; i++) {
         m->mem.size = sizes[i];
-        if (!encode_pref(c, b, &l))
+        if (!encode_pref(c, cb[n], &cl[n]))
             continue;
-        if (found && l == blen && memcmp(b, best, l) == 0)
-            continue;
-        if (found && prefer) {
-            if (sizes[i] != prefer && best_size == prefer)
-                continue;
-        }
-        if (!found || (prefer && sizes[i] == prefer)) {
-            memcpy(best, b, l);
-            blen = l;
-            best_size = sizes[i];
-            if (!found)
-                found = 1;
-            continue;
-        }
-        found++;
+        csize[n] = sizes[i];
+        cok[n] = mem_size_matches(cb[n], cl[n], sizes[i]);
+        n_ok += cok[n];
+        n++;
     }
-    if (!found)
+    if (!n)
         return 1;
-    if (found > 1 && !(prefer && best_size == prefer)) {
+    /* distinct encodings among the meaningful candidates */
+    int pick = -1, distinct = 0;
+    for (int i = 0; i < n; i++) {
+        if (n_ok && !cok[i])
+            continue;
+        bool dup = false;
+        for (int j = 0; j < i; j++)
+            if ((!n_ok || cok[j]) && cl[j] == cl[i] && !memcmp(cb[j], cb[i], cl[i]))
+                dup = true;
+        if (dup)
+            continue;
+        distinct++;
+        if (pick < 0)
+            pick = i;
+        /* push/pop/call/jmp: as takes the 64-bit default */
+        if ((mn == ZYDIS_MNEMONIC_PUSH || mn == ZYDIS_MNEMONIC_POP || mn == ZYDIS_MNEMONIC_JMP ||
+             mn == ZYDIS_MNEMONIC_CALL) && csize[i] == 8) {
+            pick = i;
+            distinct = 1;
+            break;
+        }
+    }
+    if (distinct > 1) {
         const char *mname = ZydisMnemonicGetString(mn);
         return asm_fail(c->err, c->text, in->line, in->ops[c->mem_op].col,
                         "ambiguous operand size for '%s': add a size keyword "
                         "(BYTE/WORD/DWORD/QWORD/... PTR)", mname ? mname : "?");
     }
-    m->mem.size = (ZyanU16)best_size;
-    memcpy(out, best, blen);
-    *len = blen;
+    m->mem.size = (ZyanU16)csize[pick];
+    memcpy(out, cb[pick], cl[pick]);
+    *len = cl[pick];
     return 0;
 }
 
@@ -614,6 +703,10 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
     default:
         break;
     }
+    if ((in->flags & INSF_SAE) && !in->rounding && out[op] == 0x62 && op + 3 < l) {
+        /* {sae} alone: as leaves EVEX.L'L zero (the CPU ignores it) */
+        out[op + 3] &= 0x9f;
+    }
 }
 
 /* The operand size the instruction's immediate is measured against: the
@@ -667,6 +760,17 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         in->ops[0] = in->ops[1];
         in->ops[1] = t;
     }
+    if (in->pred && in->n_ops < ASM_MAX_OPS) {
+        asm_operand *o = &in->ops[in->n_ops++];
+        memset(o, 0, sizeof *o);
+        o->kind = OPK_IMM;
+        o->imm = in->pred - 1;
+        o->col = in->col;
+    }
+    if ((in->mnemonic == ZYDIS_MNEMONIC_BLENDVPS || in->mnemonic == ZYDIS_MNEMONIC_BLENDVPD ||
+         in->mnemonic == ZYDIS_MNEMONIC_PBLENDVB || in->mnemonic == ZYDIS_MNEMONIC_SHA256RNDS2) &&
+        in->n_ops == 3 && in->ops[2].kind == OPK_REG && in->ops[2].reg == ZYDIS_REGISTER_XMM0)
+        in->n_ops = 2; /* the implicit xmm0, which as lets one write */
     if (in->mnemonic == ZYDIS_MNEMONIC_INT && in->n_ops == 1 && in->ops[0].kind == OPK_IMM &&
         in->ops[0].imm == 3 && !in->flags) {
         out[0] = 0xcc; /* as 2.40 encodes `int 3` as int3 */
@@ -722,6 +826,17 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
             c.req.operands[c.slot_of[1]].reg.value = ZydisRegisterEncode(
                 cls[k], (ZyanU8)ZydisRegisterGetId((ZydisRegister)in->ops[1].reg));
             rc = encode_body(&c, o, &l);
+        }
+    }
+    if (rc > 0 && in->n_ops == 4) {
+        /* vblendvps, FMA4, XOP: one register operand is encoded in imm8[7:4] */
+        for (int k = 3; k >= 2 && rc > 0; k--) {
+            if (in->ops[k].kind != OPK_REG)
+                continue;
+            c.req.operands[c.slot_of[k]].reg.is4 = ZYAN_TRUE;
+            rc = encode_body(&c, o, &l);
+            if (rc > 0)
+                c.req.operands[c.slot_of[k]].reg.is4 = ZYAN_FALSE;
         }
     }
     if (rc < 0)
