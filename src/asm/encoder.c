@@ -548,6 +548,25 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
             break;
         }
     }
+    if (distinct == 2) {
+        /* two forms that differ only by a 66 prefix (fldenv, fnsave...):
+         * as takes the default operand size */
+        int a = -1, b = -1;
+        for (int i = 0; i < n; i++) {
+            if (n_ok && !cok[i])
+                continue;
+            if (a < 0)
+                a = i;
+            else if (cl[i] != cl[a] || memcmp(cb[i], cb[a], cl[a]))
+                b = i;
+        }
+        if (b >= 0) {
+            if (cl[b] == cl[a] + 1 && cb[b][0] == 0x66 && !memcmp(cb[b] + 1, cb[a], cl[a]))
+                pick = a, distinct = 1;
+            else if (cl[a] == cl[b] + 1 && cb[a][0] == 0x66 && !memcmp(cb[a] + 1, cb[b], cl[b]))
+                pick = b, distinct = 1;
+        }
+    }
     if (distinct > 1) {
         const char *mname = ZydisMnemonicGetString(mn);
         return asm_fail(c->err, c->text, in->line, in->ops[c->mem_op].col,
@@ -742,6 +761,66 @@ static int encode_body(enc_ctx *c, uint8_t *o, uint8_t *l)
     return encode_pref(c, o, l) ? 0 : 1;
 }
 
+static void set_st(asm_operand *o, int i, int col)
+{
+    memset(o, 0, sizeof *o);
+    o->kind = OPK_REG;
+    o->reg = (uint16_t)(ZYDIS_REGISTER_ST0 + i);
+    o->col = col;
+}
+
+static bool is_st(const asm_operand *o)
+{
+    return o->kind == OPK_REG && o->reg >= ZYDIS_REGISTER_ST0 && o->reg <= ZYDIS_REGISTER_ST7;
+}
+
+/* as's x87 shorthands: `fadd st(2)` is fadd st, st(2); `faddp` is
+ * faddp st(1), st; `fxch`/`fcom` mean st(1). */
+static void x87_defaults(asm_insn *in)
+{
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_FADD: case ZYDIS_MNEMONIC_FSUB: case ZYDIS_MNEMONIC_FSUBR:
+    case ZYDIS_MNEMONIC_FMUL: case ZYDIS_MNEMONIC_FDIV: case ZYDIS_MNEMONIC_FDIVR:
+    case ZYDIS_MNEMONIC_FCOMI: case ZYDIS_MNEMONIC_FCOMIP: case ZYDIS_MNEMONIC_FUCOMI:
+    case ZYDIS_MNEMONIC_FUCOMIP: case ZYDIS_MNEMONIC_FCMOVB: case ZYDIS_MNEMONIC_FCMOVBE:
+    case ZYDIS_MNEMONIC_FCMOVE: case ZYDIS_MNEMONIC_FCMOVNB: case ZYDIS_MNEMONIC_FCMOVNBE:
+    case ZYDIS_MNEMONIC_FCMOVNE: case ZYDIS_MNEMONIC_FCMOVNU: case ZYDIS_MNEMONIC_FCMOVU:
+        if (in->n_ops == 1 && is_st(&in->ops[0])) {
+            in->ops[1] = in->ops[0];
+            set_st(&in->ops[0], 0, in->ops[1].col);
+            in->n_ops = 2;
+        } else if (in->n_ops == 0 && (in->mnemonic == ZYDIS_MNEMONIC_FCOMI ||
+                                      in->mnemonic == ZYDIS_MNEMONIC_FCOMIP ||
+                                      in->mnemonic == ZYDIS_MNEMONIC_FUCOMI ||
+                                      in->mnemonic == ZYDIS_MNEMONIC_FUCOMIP)) {
+            set_st(&in->ops[0], 0, in->col);
+            set_st(&in->ops[1], 1, in->col);
+            in->n_ops = 2;
+        }
+        break;
+    case ZYDIS_MNEMONIC_FADDP: case ZYDIS_MNEMONIC_FSUBP: case ZYDIS_MNEMONIC_FSUBRP:
+    case ZYDIS_MNEMONIC_FMULP: case ZYDIS_MNEMONIC_FDIVP: case ZYDIS_MNEMONIC_FDIVRP:
+        if (in->n_ops == 0) {
+            set_st(&in->ops[0], 1, in->col);
+            set_st(&in->ops[1], 0, in->col);
+            in->n_ops = 2;
+        } else if (in->n_ops == 1 && is_st(&in->ops[0])) {
+            set_st(&in->ops[1], 0, in->ops[0].col);
+            in->n_ops = 2;
+        }
+        break;
+    case ZYDIS_MNEMONIC_FXCH: case ZYDIS_MNEMONIC_FCOM: case ZYDIS_MNEMONIC_FCOMP:
+    case ZYDIS_MNEMONIC_FUCOM: case ZYDIS_MNEMONIC_FUCOMP:
+        if (in->n_ops == 0) {
+            set_st(&in->ops[0], 1, in->col);
+            in->n_ops = 1;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
 int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t *len,
                asm_error *err)
 {
@@ -771,6 +850,7 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
          in->mnemonic == ZYDIS_MNEMONIC_PBLENDVB || in->mnemonic == ZYDIS_MNEMONIC_SHA256RNDS2) &&
         in->n_ops == 3 && in->ops[2].kind == OPK_REG && in->ops[2].reg == ZYDIS_REGISTER_XMM0)
         in->n_ops = 2; /* the implicit xmm0, which as lets one write */
+    x87_defaults(in);
     if (in->mnemonic == ZYDIS_MNEMONIC_INT && in->n_ops == 1 && in->ops[0].kind == OPK_IMM &&
         in->ops[0].imm == 3 && !in->flags) {
         out[0] = 0xcc; /* as 2.40 encodes `int 3` as int3 */
@@ -838,6 +918,27 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
             if (rc > 0)
                 c.req.operands[c.slot_of[k]].reg.is4 = ZYAN_FALSE;
         }
+    }
+    if (rc > 0 && in->n_ops == 1 && is_st(&in->ops[0])) {
+        /* Zydis spells some x87 forms with the implicit st0 (fucomp st0, st1) */
+        ZydisEncoderRequest save = c.req;
+        c.req.operands[1] = c.req.operands[0];
+        c.req.operands[0].reg.value = ZYDIS_REGISTER_ST0;
+        c.req.operand_count = 2;
+        rc = encode_body(&c, o, &l);
+        if (rc > 0)
+            c.req = save;
+    }
+    if (rc > 0 && in->n_ops == 2 && is_st(&in->ops[0]) && is_st(&in->ops[1]) &&
+        (in->ops[0].reg == ZYDIS_REGISTER_ST0 || in->ops[1].reg == ZYDIS_REGISTER_ST0)) {
+        /* ... and others without it (fcom st1) */
+        ZydisEncoderRequest save = c.req;
+        if (in->ops[0].reg == ZYDIS_REGISTER_ST0)
+            c.req.operands[0] = c.req.operands[1];
+        c.req.operand_count = 1;
+        rc = encode_body(&c, o, &l);
+        if (rc > 0)
+            c.req = save;
     }
     if (rc < 0)
         return rc;
