@@ -398,11 +398,22 @@ def imm():
             "mov eax, 0", "mov rax, 0x0", "xor eax, 0x1", "mov ecx, 0x7fffffff", "add r9, -0x7f",
             "test al, 'q'", "mov word ptr [rax], -2", "mov dword ptr [rax], 0x7fffffff", "mov qword ptr [rax], -0x1000"]
 
+def case():
+    """nanoBench's own examples are upper case; the dialect is case-insensitive."""
+    return ["ADD RAX, RBX", "ADD RBX, RAX", "MOV RAX, QWORD PTR [RBX+RCX*8+0x10]", "Mov Eax, Dword Ptr [Rsp+8]",
+            "XOR EAX, EAX", "IMUL RAX, RBX, 0X10", "SHL RDX, CL", "LEA R12, [R13+R14*2-0X20]", "MOVZX ECX, BYTE PTR [RSI]",
+            "LOCK XADD QWORD PTR [RDI], RAX", "REP MOVSB", "CMOVNZ R8, R9", "SETBE AL", "PUSH R15", "POP RBP",
+            "VADDPS ZMM0{k1}{z}, ZMM1, ZMM2", "VADDPS ZMM0 {k1}{z}, ZMM1, DWORD PTR [RAX]{1to16}", "VFMADD231PS YMM0, YMM1, YMM2",
+            "VPXOR XMM0, XMM0, XMM0", "PADDD XMM1, XMMWORD PTR [RIP+0X40]", "FADD ST(0), ST(1)", "FLD TBYTE PTR [RAX]",
+            "CPUID", "RDTSC", "LFENCE", "MFENCE", "RDPMC", "NOP", "NOP DWORD PTR [RAX+RAX*1+0]", "MOV AL, 0FFH",
+            "MOV EAX, 1234H", "ANDN RAX, RBX, RCX", "KMOVW K1, EAX", "TILEZERO TMM0", "AESENC XMM0, XMM1", "MOV RAX, FS:[0X28]",
+            "CMP BYTE PTR [RAX], 'a'", "INC R8B", "MOV AH, BH", "TEST SPL, SIL", "DIV R10", "BT RAX, 3"]
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, fn in [("gp", gp), ("branch", branch), ("x87", x87), ("mmx", mmx), ("sse", sse), ("avx", avx),
                      ("avx512", avx512), ("amx", amx), ("bmi", bmi), ("crypto", crypto), ("system", system),
-                     ("directives", directives), ("imm", imm)]:
+                     ("directives", directives), ("imm", imm), ("case", case)]:
         w(name, fn())
 
 main()
