@@ -268,6 +268,7 @@ static void test_golden_corpus(void **state)
     }
     printf("golden corpus: %zu/%zu statements match GNU as (%.2f%%)\n%s", all.passed, all.total,
            all.total ? 100.0 * (double)all.passed / (double)all.total : 0.0, summary);
+    fflush(stdout); /* the summary before cmocka's verdict on stderr */
     if (all.total < MIN_STATEMENTS)
         fail_msg("golden corpus holds only %zu statements (< %d)", all.total, MIN_STATEMENTS);
     if (all.mismatched)

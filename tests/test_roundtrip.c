@@ -427,6 +427,7 @@ static void test_roundtrip(void **state)
         printf("  FAIL %6zu  %s  e.g. %s\n", cats[i].count, cats[i].key, cats[i].example);
     if (n_cats > 60)
         printf("  ... %zu more failure categories\n", n_cats - 60);
+    fflush(stdout); /* the summary before cmocka's verdict on stderr */
     if (skip_pct > MAX_SKIP_PCT)
         fail_msg("%.2f%% of decoded instructions skipped (> %.1f%%)", skip_pct, MAX_SKIP_PCT);
     if (rate < MIN_RATE)
