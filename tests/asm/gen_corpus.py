@@ -128,7 +128,7 @@ def branch():
          "jle start", "jng start", "js fwd", "jns fwd", "jo start", "jno start", "jp fwd", "jpe fwd",
          "jnp fwd", "jpo fwd", "loop start", "loope start", "loopne start", "loopz fwd", "loopnz fwd",
          "jrcxz fwd", "jecxz fwd", "call fwd", "call start", "call rax", "call qword ptr [rax]",
-         "jmp rbx", "jmp qword ptr [rip+0x10]", "call r11", "fwd:", "add rax, 1",
+         "jmp rbx", "jmp qword ptr [rip+0x10]", "call r11", "xbegin fwd", "xbegin start", "fwd:", "add rax, 1",
          "loop: dec ecx", "jnz loop", "jmp loop", "back: .byte 0x90, 0x90"]
     L += ["jmp far_target", "je far_target", "call far_target"]
     L += [".byte " + ", ".join(["0x90"] * 16)] * 9
@@ -374,7 +374,7 @@ def system():
             "wrgsbase rbx", "swapgs", "syscall", "sysretq", "iretq", "invlpg byte ptr [rax]", "invd", "wbinvd",
             "lgdt [rax]", "sgdt [rax]", "lidt [rbx]", "sidt [rbx]", "lldt ax", "sldt eax", "ltr cx", "str edx", "clts",
             "cli", "sti", "xsave [rax]", "xrstor [rax]", "xsaveopt [rax]", "xsavec [rax]", "xsave64 [rax]", "xrstor64 [rbx]",
-            "monitor", "mwait", "umonitor rax", "umwait ecx", "tpause edx", "serialize", "xbegin .+6", "xend", "xabort 1",
+            "monitor", "mwait", "umonitor rax", "umwait ecx", "tpause edx", "serialize", "xend", "xabort 1",
             "xtest", "clac", "stac", "rdtscp", "lsl eax, ecx", "lar rax, bx", "verr ax", "verw word ptr [rax]",
             "in al, dx", "out dx, eax", "in eax, 0x60", "out 0x80, al", "ud1 eax, dword ptr [rax]", "int1", "mov cr8, rax",
             "incsspq rax", "rdsspq rax", "endbr64", "wbnoinvd", "cldemote byte ptr [rax]", "enqcmd rax, [rbx]",

@@ -54,7 +54,6 @@ umonitor rax
 umwait ecx
 tpause edx
 serialize
-xbegin .+6
 xend
 xabort 1
 xtest
