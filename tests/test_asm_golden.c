@@ -187,11 +187,12 @@ static void check_whole(const char *file, const char *text, const lines *src, co
     asm_code code = {0};
     asm_error err = {0};
     if (asm_assemble(text, &code, &err) != 0) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "whole file rejected at %d:%d: %s", err.line, err.col,
-                 err.message);
-        for (size_t i = 0; i < src->n; i++)
-            check_line(file, i + 1, src->v[i], hex->v[i], NULL, 0, msg, t);
+        /* One line for the file, not one per statement: the cause is one. */
+        printf("MISMATCH %s:%d: %s | whole file (%zu statements) rejected: %d:%d: %s\n", file,
+               err.line, err.line >= 1 && (size_t)err.line <= src->n ? src->v[err.line - 1] : "?",
+               src->n, err.line, err.col, err.message);
+        t->total += src->n;
+        t->mismatched += src->n;
         return;
     }
     /* Statements come in source order; collect each line's byte range. */

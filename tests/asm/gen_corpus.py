@@ -128,7 +128,7 @@ def branch():
          "jle start", "jng start", "js fwd", "jns fwd", "jo start", "jno start", "jp fwd", "jpe fwd",
          "jnp fwd", "jpo fwd", "loop start", "loope start", "loopne start", "loopz fwd", "loopnz fwd",
          "jrcxz fwd", "jecxz fwd", "call fwd", "call start", "call rax", "call qword ptr [rax]",
-         "jmp rbx", "jmp qword ptr [rip+0x10]", "call r11", "xbegin fwd", "xbegin start", "fwd:", "add rax, 1",
+         "jmp rbx", "jmp qword ptr [rip+0x10]", "call r11", "fwd:", "add rax, 1",
          "loop: dec ecx", "jnz loop", "jmp loop", "back: .byte 0x90, 0x90"]
     L += ["jmp far_target", "je far_target", "call far_target"]
     L += [".byte " + ", ".join(["0x90"] * 16)] * 9
@@ -398,6 +398,11 @@ def imm():
             "mov eax, 0", "mov rax, 0x0", "xor eax, 0x1", "mov ecx, 0x7fffffff", "add r9, -0x7f",
             "test al, 'q'", "mov word ptr [rax], -2", "mov dword ptr [rax], 0x7fffffff", "mov qword ptr [rax], -0x1000"]
 
+def tsx():
+    """xbegin takes a label like a branch; apart so one gap does not sink branch.s."""
+    return ["begin:", "xbegin abort", "xbegin begin", "mov eax, 1", "xend", "abort:", "xabort 0x11", "xtest",
+            "xbegin far_abort"] + [".byte " + ", ".join(["0x90"] * 16)] * 9 + ["far_abort: xend"]
+
 def case():
     """nanoBench's own examples are upper case; the dialect is case-insensitive."""
     return ["ADD RAX, RBX", "ADD RBX, RAX", "MOV RAX, QWORD PTR [RBX+RCX*8+0x10]", "Mov Eax, Dword Ptr [Rsp+8]",
@@ -413,7 +418,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     for name, fn in [("gp", gp), ("branch", branch), ("x87", x87), ("mmx", mmx), ("sse", sse), ("avx", avx),
                      ("avx512", avx512), ("amx", amx), ("bmi", bmi), ("crypto", crypto), ("system", system),
-                     ("directives", directives), ("imm", imm), ("case", case)]:
+                     ("directives", directives), ("imm", imm), ("case", case), ("tsx", tsx)]:
         w(name, fn())
 
 main()

@@ -46,8 +46,6 @@ call qword ptr [rax]
 jmp rbx
 jmp qword ptr [rip+0x10]
 call r11
-xbegin fwd
-xbegin start
 fwd:
 add rax, 1
 loop: dec ecx
