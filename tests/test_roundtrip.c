@@ -48,7 +48,7 @@
 typedef struct category {
     char key[96];       /* reason: mnemonic */
     size_t count;
-    char example[400];  /* first instance */
+    char example[1024]; /* first instance */
 } category;
 
 static category cats[MAX_CATS];
@@ -148,10 +148,9 @@ static void replace_all(char *s, size_t cap, const char *from, const char *to)
 /* Rewrites Zydis spellings GNU as does not read into ones it does. */
 static void as_spelling(char *t, size_t cap, const ZydisDecodedInstruction *in)
 {
-    char from[8], to[8];
-    for (int i = 0; i < 8; i++) {
-        snprintf(from, sizeof from, "st%d", i);
-        snprintf(to, sizeof to, "st(%d)", i);
+    char from[] = "st0", to[] = "st(0)";
+    for (char i = '0'; i <= '7'; i++) {
+        from[2] = to[3] = i;
         replace_all(t, cap, from, to);
     }
     bool w = in->attributes & ZYDIS_ATTRIB_HAS_REX && in->raw.rex.W;
@@ -264,7 +263,7 @@ static bool branch_text(rt_ctx *c, const ZydisDecodedInstruction *in, const char
 static void fail_with(rt_ctx *c, const char *reason, const ZydisDecodedInstruction *in,
                       const uint8_t *orig, const char *text, const char *detail)
 {
-    char hex[64], ex[400];
+    char hex[64], ex[1024];
     hex_string(orig, in->length, hex, sizeof hex);
     snprintf(ex, sizeof ex, "%s  [%s]  %s", text, hex, detail);
     note_failure(reason, ZydisMnemonicGetString(in->mnemonic), ex);
@@ -348,7 +347,7 @@ static void check_one(rt_ctx *c, const uint8_t *b)
     }
     ZydisDecodedInstruction in2;
     ZydisDecodedOperand ops2[ZYDIS_MAX_OPERAND_COUNT];
-    char got_hex[64], detail[320];
+    char got_hex[64], detail[512];
     hex_string(code.bytes + start, len, got_hex, sizeof got_hex);
     if (len == 0 || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&c->dec, code.bytes + start, len, &in2,
                                                          ops2))) {
