@@ -81,6 +81,8 @@ enum {
     INSF_VEX = 1 << 10, INSF_VEX3 = 1 << 11, INSF_EVEX = 1 << 12,
     INSF_SAE = 1 << 13,
     INSF_DISP8 = 1 << 14, INSF_DISP32 = 1 << 15,
+    INSF_FAR = 1 << 16,     /* retf, ljmp, lcall */
+    INSF_STRING = 1 << 17,  /* movs/cmps/... without a size suffix */
 };
 
 #define ASM_MAX_OPS 5
@@ -92,6 +94,7 @@ typedef struct asm_insn {
     uint8_t n_ops;
     uint8_t osz;        /* operand size implied by the mnemonic (e.g. cmpsq), bits or 0 */
     int16_t pred;       /* cmpltps-style pseudo op: predicate immediate + 1, or 0 */
+    uint8_t raw;        /* an instruction Zydis lacks: index + 1 in encoder.c's table */
     asm_operand ops[ASM_MAX_OPS];
     int line, col;      /* the mnemonic */
     int rcol;           /* column of a rounding/sae decorator */

@@ -28,7 +28,7 @@ typedef struct name_ent {
     char name[NAME_MAX_LEN];
     uint8_t len;
     uint16_t value;     /* mnemonic or register */
-    uint16_t flags;     /* INSF_* added by an alias (mnemonics only) */
+    uint32_t flags;     /* INSF_* added by an alias (mnemonics only) */
     uint8_t osz;
 } name_ent;
 
@@ -62,7 +62,7 @@ static void tab_put(name_ent *tab, size_t size, const char *name, int value, int
         tab[k].name[i] = (char)tolower((unsigned char)name[i]);
     tab[k].len = (uint8_t)n;
     tab[k].value = (uint16_t)value;
-    tab[k].flags = (uint16_t)flags;
+    tab[k].flags = (uint32_t)flags;
     tab[k].osz = (uint8_t)osz;
 }
 
@@ -102,7 +102,6 @@ static const struct { const char *as_name, *zy_name; int flags, osz; } aliases[]
     {"fstsw", "fnstsw", INSF_FWAIT, 0}, {"fstcw", "fnstcw", INSF_FWAIT, 0},
     {"finit", "fninit", INSF_FWAIT, 0}, {"fclex", "fnclex", INSF_FWAIT, 0},
     {"fsave", "fnsave", INSF_FWAIT, 0}, {"fstenv", "fnstenv", INSF_FWAIT, 0},
-    {"pushf", "pushfq", 0, 0}, {"popf", "popfq", 0, 0},
     {"iret", "iretd", 0, 0},
     {"retq", "ret", 0, 0}, {"retn", "ret", 0, 0},
     {"sysretq", "sysret", 0, 64}, {"sysexitq", "sysexit", 0, 64},
@@ -112,6 +111,16 @@ static const struct { const char *as_name, *zy_name; int flags, osz; } aliases[]
     {"jmpq", "jmp", 0, 0}, {"callq", "call", 0, 0},
     {"fucomip", "fucomip", 0, 0},
     {"setnae", "setb", 0, 0},
+    {"pushfw", "pushf", 0, 0}, {"popfw", "popf", 0, 0},
+    {"sysretd", "sysret", 0, 32}, {"sysexitd", "sysexit", 0, 32},
+    {"retf", "ret", INSF_FAR, 0}, {"retfq", "ret", INSF_FAR, 64}, {"retfd", "ret", INSF_FAR, 32},
+    {"retfw", "ret", INSF_FAR, 16}, {"lret", "ret", INSF_FAR, 0},
+    {"ljmp", "jmp", INSF_FAR, 0}, {"lcall", "call", INSF_FAR, 0},
+    {"movs", "movsb", INSF_STRING, 0}, {"cmps", "cmpsb", INSF_STRING, 0},
+    {"stos", "stosb", INSF_STRING, 0}, {"lods", "lodsb", INSF_STRING, 0},
+    {"scas", "scasb", INSF_STRING, 0}, {"ins", "insb", INSF_STRING, 0},
+    {"outs", "outsb", INSF_STRING, 0},
+    {"pushf", "pushfq", 0, 0}, {"popf", "popfq", 0, 0},
 };
 
 static void tables_init(void)
@@ -169,6 +178,17 @@ static const char *const avx_pred[] = {
     "eq_os", "lt_oq", "le_oq", "unord_s", "neq_us", "nlt_uq", "nle_uq", "ord_s",
     "eq_us", "nge_uq", "ngt_uq", "false_os", "neq_os", "ge_oq", "gt_oq", "true_us"};
 static const char *const int_pred[] = {"eq", "lt", "le", "false", "neq", "nlt", "nle", "true"};
+/* as's long spellings of the first sixteen AVX predicates */
+static const char *const avx_pred_long[] = {
+    "eq_oq", "lt_os", "le_os", "unord_q", "neq_uq", "nlt_us", "nle_us", "ord_q",
+    "eq_uq", "nge_us", "ngt_us", "false_oq", "neq_oq", "ge_os", "gt_os", "true_uq"};
+/* pclmul<lo/hi>q<lo/hi>qdq: the immediate selects the quadwords */
+static const struct { const char *name; const char *base; int imm; } fixed_pseudo[] = {
+    {"pclmullqlqdq", "pclmulqdq", 0x00}, {"pclmulhqlqdq", "pclmulqdq", 0x01},
+    {"pclmullqhqdq", "pclmulqdq", 0x10}, {"pclmulhqhqdq", "pclmulqdq", 0x11},
+    {"vpclmullqlqdq", "vpclmulqdq", 0x00}, {"vpclmulhqlqdq", "vpclmulqdq", 0x01},
+    {"vpclmullqhqdq", "vpclmulqdq", 0x10}, {"vpclmulhqhqdq", "vpclmulqdq", 0x11},
+};
 
 static bool lookup_cmp_pseudo(const char *s, size_t n, asm_insn *insn)
 {
@@ -182,9 +202,21 @@ static bool lookup_cmp_pseudo(const char *s, size_t n, asm_insn *insn)
                           const char *const sfx[8]; } fam[] = {
         {"vpcmp", int_pred, 8, {"b", "w", "d", "q", "ub", "uw", "ud", "uq"}},
         {"vcmp", avx_pred, 32, {"ps", "pd", "ss", "sd", "ph", "sh"}},
+        {"vcmp", avx_pred_long, 16, {"ps", "pd", "ss", "sd", "ph", "sh"}},
         {"cmp", sse_pred, 8, {"ps", "pd", "ss", "sd"}},
     };
-    for (size_t f = 0; f < 3; f++) {
+    for (size_t i = 0; i < sizeof fixed_pseudo / sizeof fixed_pseudo[0]; i++) {
+        if (strcmp(low, fixed_pseudo[i].name) == 0) {
+            const name_ent *e = tab_get(mnem_tab, MNEM_HASH_SIZE, fixed_pseudo[i].base,
+                                        strlen(fixed_pseudo[i].base));
+            if (!e)
+                return false;
+            insn->mnemonic = e->value;
+            insn->pred = (int16_t)(fixed_pseudo[i].imm + 1);
+            return true;
+        }
+    }
+    for (size_t f = 0; f < 4; f++) {
         size_t pl = strlen(fam[f].prefix);
         if (strncmp(low, fam[f].prefix, pl) != 0)
             continue;
@@ -210,12 +242,29 @@ static bool lookup_cmp_pseudo(const char *s, size_t n, asm_insn *insn)
     return false;
 }
 
+/* Operand-less instructions as knows and Zydis 4.0 cannot encode. */
+static const struct { const char *name; uint8_t len; uint8_t bytes[4]; } raw_insns[] = {
+    {"wbnoinvd", 3, {0xf3, 0x0f, 0x09}},
+    {"pconfig", 3, {0x0f, 0x01, 0xc5}},
+    {"fneni", 2, {0xdb, 0xe0}}, {"fndisi", 2, {0xdb, 0xe1}}, {"fnsetpm", 2, {0xdb, 0xe4}},
+    {"feni", 3, {0x9b, 0xdb, 0xe0}}, {"fdisi", 3, {0x9b, 0xdb, 0xe1}},
+    {"fsetpm", 3, {0x9b, 0xdb, 0xe4}},
+};
+
 bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn)
 {
     tables_init();
     const name_ent *e = tab_get(mnem_tab, MNEM_HASH_SIZE, s, n);
-    if (!e)
+    if (!e) {
+        for (size_t i = 0; i < sizeof raw_insns / sizeof raw_insns[0]; i++) {
+            if (strlen(raw_insns[i].name) == n && strncasecmp(raw_insns[i].name, s, n) == 0) {
+                insn->raw = (uint8_t)(i + 1);
+                insn->mnemonic = ZYDIS_MNEMONIC_NOP;
+                return true;
+            }
+        }
         return lookup_cmp_pseudo(s, n, insn);
+    }
     insn->mnemonic = e->value;
     insn->flags |= e->flags;
     insn->osz = e->osz;
@@ -309,7 +358,34 @@ typedef struct enc_ctx {
     int mem_op;            /* insn operand index of it */
     int slot_of[ASM_MAX_OPS]; /* insn operand -> request operand */
     bool has_mask;         /* an opmask operand was given */
+    uint8_t seg_byte;      /* segment prefix to prepend ourselves, 0 none */
 } enc_ctx;
+
+/* A segment override as as writes it: none when it names the default
+ * segment of the base register (ss for rsp/rbp, ds otherwise), fs/gs through
+ * Zydis, es/cs/ss/ds as a byte we prepend (Zydis refuses them in 64-bit
+ * mode, where they do nothing). */
+static int add_segment(enc_ctx *c, const asm_operand *o)
+{
+    ZydisRegister b = (ZydisRegister)o->base;
+    bool ss_base = b == ZYDIS_REGISTER_RSP || b == ZYDIS_REGISTER_RBP ||
+                   b == ZYDIS_REGISTER_ESP || b == ZYDIS_REGISTER_EBP;
+    ZydisRegister def = ss_base ? ZYDIS_REGISTER_SS : ZYDIS_REGISTER_DS;
+    switch (o->seg) {
+    case ZYDIS_REGISTER_FS: c->req.prefixes |= ZYDIS_ATTRIB_HAS_SEGMENT_FS; return 0;
+    case ZYDIS_REGISTER_GS: c->req.prefixes |= ZYDIS_ATTRIB_HAS_SEGMENT_GS; return 0;
+    case ZYDIS_REGISTER_ES: c->seg_byte = 0x26; break;
+    case ZYDIS_REGISTER_CS: c->seg_byte = 0x2e; break;
+    case ZYDIS_REGISTER_SS: c->seg_byte = 0x36; break;
+    case ZYDIS_REGISTER_DS: c->seg_byte = 0x3e; break;
+    default:
+        return asm_fail(c->err, c->text, c->in->line, o->col, "'%s' is not a segment register",
+                        ZydisRegisterGetString((ZydisRegister)o->seg));
+    }
+    if (o->seg == def)
+        c->seg_byte = 0;
+    return 0;
+}
 
 static int build_request(enc_ctx *c)
 {
@@ -333,6 +409,10 @@ static int build_request(enc_ctx *c)
         r->operand_size_hint = ZYDIS_OPERAND_SIZE_HINT_64;
     else if (in->osz == 32)
         r->operand_size_hint = ZYDIS_OPERAND_SIZE_HINT_32;
+    else if (in->osz == 16)
+        r->operand_size_hint = ZYDIS_OPERAND_SIZE_HINT_16;
+    if (f & INSF_FAR)
+        r->branch_type = ZYDIS_BRANCH_TYPE_FAR;
     int n = 0;
     for (int i = 0; i < in->n_ops; i++) {
         const asm_operand *o = &in->ops[i];
@@ -353,24 +433,9 @@ static int build_request(enc_ctx *c)
             z->mem.displacement = o->disp;
             z->mem.size = o->size;
             if (o->seg) {
-                static const struct { ZydisRegister reg; ZydisInstructionAttributes a; } seg[] = {
-                    {ZYDIS_REGISTER_ES, ZYDIS_ATTRIB_HAS_SEGMENT_ES},
-                    {ZYDIS_REGISTER_CS, ZYDIS_ATTRIB_HAS_SEGMENT_CS},
-                    {ZYDIS_REGISTER_SS, ZYDIS_ATTRIB_HAS_SEGMENT_SS},
-                    {ZYDIS_REGISTER_DS, ZYDIS_ATTRIB_HAS_SEGMENT_DS},
-                    {ZYDIS_REGISTER_FS, ZYDIS_ATTRIB_HAS_SEGMENT_FS},
-                    {ZYDIS_REGISTER_GS, ZYDIS_ATTRIB_HAS_SEGMENT_GS},
-                };
-                bool ok = false;
-                for (size_t k = 0; k < 6; k++)
-                    if (seg[k].reg == o->seg) {
-                        r->prefixes |= seg[k].a;
-                        ok = true;
-                    }
-                if (!ok)
-                    return asm_fail(c->err, c->text, in->line, o->col,
-                                    "'%s' is not a segment register",
-                                    ZydisRegisterGetString((ZydisRegister)o->seg));
+                int rc = add_segment(c, o);
+                if (rc)
+                    return rc;
             }
             if (o->base && (ZydisRegisterGetClass((ZydisRegister)o->base) == ZYDIS_REGCLASS_GPR32 ||
                             o->base == ZYDIS_REGISTER_EIP))
@@ -540,12 +605,36 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
         distinct++;
         if (pick < 0)
             pick = i;
+        if ((in->flags & INSF_FAR) && csize[i] == 6) {
+            pick = i; /* ljmp/lcall [mem]: as takes m16:32 */
+            distinct = 1;
+            break;
+        }
         /* push/pop/call/jmp: as takes the 64-bit default */
         if ((mn == ZYDIS_MNEMONIC_PUSH || mn == ZYDIS_MNEMONIC_POP || mn == ZYDIS_MNEMONIC_JMP ||
              mn == ZYDIS_MNEMONIC_CALL) && csize[i] == 8) {
             pick = i;
             distinct = 1;
             break;
+        }
+    }
+    if (distinct == 2) {
+        /* two forms that differ only by a 66 prefix (fldenv, fnsave...):
+         * as takes the default operand size */
+        int a = -1, b = -1;
+        for (int i = 0; i < n; i++) {
+            if (n_ok && !cok[i])
+                continue;
+            if (a < 0)
+                a = i;
+            else if (cl[i] != cl[a] || memcmp(cb[i], cb[a], cl[a]))
+                b = i;
+        }
+        if (b >= 0) {
+            if (cl[b] == cl[a] + 1 && cb[b][0] == 0x66 && !memcmp(cb[b] + 1, cb[a], cl[a]))
+                pick = a, distinct = 1;
+            else if (cl[a] == cl[b] + 1 && cb[a][0] == 0x66 && !memcmp(cb[a] + 1, cb[b], cl[b]))
+                pick = b, distinct = 1;
         }
     }
     if (distinct > 1) {
@@ -709,6 +798,107 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
     }
 }
 
+/* as writes legacy prefixes in a fixed order: segment, 67, 66, f2/f3, f0
+ * (then REX).  Zydis writes f0/f2/f3 first. */
+static int prefix_rank(uint8_t b)
+{
+    switch (b) {
+    case 0x9b: return 0;
+    case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65: return 1;
+    case 0x67: return 2;
+    case 0x66: return 3;
+    case 0xf2: case 0xf3: return 4;
+    case 0xf0: return 5;
+    default: return -1;
+    }
+}
+
+static void sort_prefixes(uint8_t *b, int len)
+{
+    int n = 0;
+    while (n < len && prefix_rank(b[n]) >= 0)
+        n++;
+    if (n < len && b[n] == 0x0f) {
+        /* 0f after prefixes: fine */
+    }
+    for (int i = 1; i < n; i++) {
+        uint8_t x = b[i];
+        int j = i;
+        while (j > 0 && prefix_rank(b[j - 1]) > prefix_rank(x)) {
+            b[j] = b[j - 1];
+            j--;
+        }
+        b[j] = x;
+    }
+}
+
+/* String instructions written with operands (movs byte ptr [rdi], byte ptr
+ * [rsi], stos qword ptr [rdi], rax, movsb with operands): the size picks
+ * the mnemonic, a segment on the source becomes a prefix, 32-bit address
+ * registers a 67 prefix. Returns true if it rewrote *in. */
+static bool string_operands(asm_insn *in, uint8_t *pre, int *n_pre)
+{
+    static const int fam[][4] = {
+        {ZYDIS_MNEMONIC_MOVSB, ZYDIS_MNEMONIC_MOVSW, ZYDIS_MNEMONIC_MOVSD, ZYDIS_MNEMONIC_MOVSQ},
+        {ZYDIS_MNEMONIC_CMPSB, ZYDIS_MNEMONIC_CMPSW, ZYDIS_MNEMONIC_CMPSD, ZYDIS_MNEMONIC_CMPSQ},
+        {ZYDIS_MNEMONIC_STOSB, ZYDIS_MNEMONIC_STOSW, ZYDIS_MNEMONIC_STOSD, ZYDIS_MNEMONIC_STOSQ},
+        {ZYDIS_MNEMONIC_LODSB, ZYDIS_MNEMONIC_LODSW, ZYDIS_MNEMONIC_LODSD, ZYDIS_MNEMONIC_LODSQ},
+        {ZYDIS_MNEMONIC_SCASB, ZYDIS_MNEMONIC_SCASW, ZYDIS_MNEMONIC_SCASD, ZYDIS_MNEMONIC_SCASQ},
+        {ZYDIS_MNEMONIC_INSB, ZYDIS_MNEMONIC_INSW, ZYDIS_MNEMONIC_INSD, 0},
+        {ZYDIS_MNEMONIC_OUTSB, ZYDIS_MNEMONIC_OUTSW, ZYDIS_MNEMONIC_OUTSD, 0},
+    };
+    int f = -1;
+    for (int i = 0; i < 7 && f < 0; i++)
+        for (int k = 0; k < 4; k++)
+            if (fam[i][k] && fam[i][k] == in->mnemonic)
+                f = i;
+    if (f < 0 || in->n_ops == 0)
+        return false;
+    int size = 0;
+    bool a32 = false;
+    int seg = 0;
+    for (int i = 0; i < in->n_ops; i++) {
+        const asm_operand *o = &in->ops[i];
+        if (o->kind == OPK_REG) {
+            ZydisRegisterClass rc = ZydisRegisterGetClass((ZydisRegister)o->reg);
+            if (rc == ZYDIS_REGCLASS_XMM)
+                return false; /* movsd/cmpsd the SSE instructions */
+            if (o->reg != ZYDIS_REGISTER_DX && !size)
+                size = asm_register_size(o->reg) / 8;
+        } else if (o->kind == OPK_MEM) {
+            if (!size)
+                size = o->size;
+            if (o->base && ZydisRegisterGetClass((ZydisRegister)o->base) == ZYDIS_REGCLASS_GPR32)
+                a32 = true;
+            if (o->seg && (o->base == ZYDIS_REGISTER_RSI || o->base == ZYDIS_REGISTER_ESI))
+                seg = o->seg;
+        } else {
+            return false;
+        }
+    }
+    if (!(in->flags & INSF_STRING)) {
+        for (int k = 0; k < 4; k++)
+            if (fam[f][k] == in->mnemonic)
+                size = 1 << k;
+    }
+    int k = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
+    if (k < 0 || !fam[f][k])
+        return false;
+    in->mnemonic = fam[f][k];
+    in->n_ops = 0;
+    in->flags &= ~(uint32_t)INSF_STRING;
+    static const struct { int reg; uint8_t b; } segs[] = {
+        {ZYDIS_REGISTER_ES, 0x26}, {ZYDIS_REGISTER_CS, 0x2e}, {ZYDIS_REGISTER_SS, 0x36},
+        {ZYDIS_REGISTER_FS, 0x64}, {ZYDIS_REGISTER_GS, 0x65},
+    };
+    for (size_t i = 0; i < 5; i++)
+        if (segs[i].reg == seg)
+            pre[(*n_pre)++] = segs[i].b;
+    if (a32)
+        pre[(*n_pre)++] = 0x67;
+    return true;
+}
+
 /* The operand size the instruction's immediate is measured against: the
  * first general-purpose register or the memory operand's size. */
 static int imm_operand_bits(const asm_insn *in)
@@ -742,11 +932,79 @@ static int encode_body(enc_ctx *c, uint8_t *o, uint8_t *l)
     return encode_pref(c, o, l) ? 0 : 1;
 }
 
+static void set_st(asm_operand *o, int i, int col)
+{
+    memset(o, 0, sizeof *o);
+    o->kind = OPK_REG;
+    o->reg = (uint16_t)(ZYDIS_REGISTER_ST0 + i);
+    o->col = col;
+}
+
+static bool is_st(const asm_operand *o)
+{
+    return o->kind == OPK_REG && o->reg >= ZYDIS_REGISTER_ST0 && o->reg <= ZYDIS_REGISTER_ST7;
+}
+
+/* as's x87 shorthands: `fadd st(2)` is fadd st, st(2); `faddp` is
+ * faddp st(1), st; `fxch`/`fcom` mean st(1). */
+static void x87_defaults(asm_insn *in)
+{
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_FADD: case ZYDIS_MNEMONIC_FSUB: case ZYDIS_MNEMONIC_FSUBR:
+    case ZYDIS_MNEMONIC_FMUL: case ZYDIS_MNEMONIC_FDIV: case ZYDIS_MNEMONIC_FDIVR:
+    case ZYDIS_MNEMONIC_FCOMI: case ZYDIS_MNEMONIC_FCOMIP: case ZYDIS_MNEMONIC_FUCOMI:
+    case ZYDIS_MNEMONIC_FUCOMIP: case ZYDIS_MNEMONIC_FCMOVB: case ZYDIS_MNEMONIC_FCMOVBE:
+    case ZYDIS_MNEMONIC_FCMOVE: case ZYDIS_MNEMONIC_FCMOVNB: case ZYDIS_MNEMONIC_FCMOVNBE:
+    case ZYDIS_MNEMONIC_FCMOVNE: case ZYDIS_MNEMONIC_FCMOVNU: case ZYDIS_MNEMONIC_FCMOVU:
+        if (in->n_ops == 1 && is_st(&in->ops[0])) {
+            in->ops[1] = in->ops[0];
+            set_st(&in->ops[0], 0, in->ops[1].col);
+            in->n_ops = 2;
+        } else if (in->n_ops == 0 && (in->mnemonic == ZYDIS_MNEMONIC_FCOMI ||
+                                      in->mnemonic == ZYDIS_MNEMONIC_FCOMIP ||
+                                      in->mnemonic == ZYDIS_MNEMONIC_FUCOMI ||
+                                      in->mnemonic == ZYDIS_MNEMONIC_FUCOMIP)) {
+            set_st(&in->ops[0], 0, in->col);
+            set_st(&in->ops[1], 1, in->col);
+            in->n_ops = 2;
+        }
+        break;
+    case ZYDIS_MNEMONIC_FADDP: case ZYDIS_MNEMONIC_FSUBP: case ZYDIS_MNEMONIC_FSUBRP:
+    case ZYDIS_MNEMONIC_FMULP: case ZYDIS_MNEMONIC_FDIVP: case ZYDIS_MNEMONIC_FDIVRP:
+        if (in->n_ops == 0) {
+            set_st(&in->ops[0], 1, in->col);
+            set_st(&in->ops[1], 0, in->col);
+            in->n_ops = 2;
+        } else if (in->n_ops == 1 && is_st(&in->ops[0])) {
+            set_st(&in->ops[1], 0, in->ops[0].col);
+            in->n_ops = 2;
+        }
+        break;
+    case ZYDIS_MNEMONIC_FXCH: case ZYDIS_MNEMONIC_FCOM: case ZYDIS_MNEMONIC_FCOMP:
+    case ZYDIS_MNEMONIC_FUCOM: case ZYDIS_MNEMONIC_FUCOMP:
+        if (in->n_ops == 0) {
+            set_st(&in->ops[0], 1, in->col);
+            in->n_ops = 1;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
 int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t *len,
                asm_error *err)
 {
     asm_insn tmp = *insn;
     asm_insn *in = &tmp;
+    if (in->raw) {
+        if (in->n_ops)
+            return asm_fail(err, text, in->line, in->ops[0].col, "'%s' takes no operands",
+                            raw_insns[in->raw - 1].name);
+        memcpy(out, raw_insns[in->raw - 1].bytes, raw_insns[in->raw - 1].len);
+        *len = raw_insns[in->raw - 1].len;
+        return 0;
+    }
     /* as's shorthands */
     if (in->mnemonic == ZYDIS_MNEMONIC_IMUL && in->n_ops == 2 && in->ops[1].kind == OPK_IMM &&
         in->ops[0].kind == OPK_REG) {
@@ -771,6 +1029,36 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
          in->mnemonic == ZYDIS_MNEMONIC_PBLENDVB || in->mnemonic == ZYDIS_MNEMONIC_SHA256RNDS2) &&
         in->n_ops == 3 && in->ops[2].kind == OPK_REG && in->ops[2].reg == ZYDIS_REGISTER_XMM0)
         in->n_ops = 2; /* the implicit xmm0, which as lets one write */
+    x87_defaults(in);
+    uint8_t pre[4];
+    int n_pre = 0;
+    if (string_operands(in, pre, &n_pre)) {
+        /* done: operands dropped, prefixes in pre[] */
+    }
+    /* mov sreg, r32/r64: Zydis knows only r16; as writes no 66/REX.W */
+    bool sreg_wide = false;
+    if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->n_ops == 2 && in->ops[0].kind == OPK_REG &&
+        in->ops[1].kind == OPK_REG) {
+        for (int k = 0; k < 2; k++) {
+            asm_operand *g = &in->ops[k], *sg = &in->ops[1 - k];
+            if (ZydisRegisterGetClass((ZydisRegister)sg->reg) == ZYDIS_REGCLASS_SEGMENT &&
+                (ZydisRegisterGetClass((ZydisRegister)g->reg) == ZYDIS_REGCLASS_GPR32 ||
+                 ZydisRegisterGetClass((ZydisRegister)g->reg) == ZYDIS_REGCLASS_GPR64)) {
+                g->reg = (uint16_t)ZydisRegisterEncode(ZYDIS_REGCLASS_GPR16,
+                                                       (ZyanU8)ZydisRegisterGetId((ZydisRegister)g->reg));
+                sreg_wide = true;
+            }
+        }
+    }
+    /* mov with an absolute address beyond 32 bits: as takes the moffs64 form */
+    if (in->mnemonic == ZYDIS_MNEMONIC_MOV) {
+        for (int k = 0; k < in->n_ops; k++) {
+            const asm_operand *m = &in->ops[k];
+            if (m->kind == OPK_MEM && !m->base && !m->index &&
+                (m->disp < INT32_MIN || m->disp > INT32_MAX))
+                in->flags |= INSF_MOVABS;
+        }
+    }
     if (in->mnemonic == ZYDIS_MNEMONIC_INT && in->n_ops == 1 && in->ops[0].kind == OPK_IMM &&
         in->ops[0].imm == 3 && !in->flags) {
         out[0] = 0xcc; /* as 2.40 encodes `int 3` as int3 */
@@ -784,6 +1072,10 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
     uint8_t *o = out;
     if (in->flags & INSF_FWAIT)
         *o++ = 0x9b;
+    for (int k = 0; k < n_pre; k++)
+        *o++ = pre[k];
+    if (c.seg_byte)
+        *o++ = c.seg_byte;
     uint8_t l = 0;
     int imm_slot = -1;
     int64_t imm_orig = 0;
@@ -839,10 +1131,59 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
                 c.req.operands[c.slot_of[k]].reg.is4 = ZYAN_FALSE;
         }
     }
+    if (rc > 0 && in->n_ops == 1 && is_st(&in->ops[0])) {
+        /* Zydis spells some x87 forms with the implicit st0 (fucomp st0, st1) */
+        ZydisEncoderRequest save = c.req;
+        c.req.operands[1] = c.req.operands[0];
+        c.req.operands[0].reg.value = ZYDIS_REGISTER_ST0;
+        c.req.operand_count = 2;
+        rc = encode_body(&c, o, &l);
+        if (rc > 0)
+            c.req = save;
+    }
+    if (rc > 0 && in->n_ops == 2 && is_st(&in->ops[0]) && is_st(&in->ops[1]) &&
+        (in->ops[0].reg == ZYDIS_REGISTER_ST0 || in->ops[1].reg == ZYDIS_REGISTER_ST0)) {
+        /* ... and others without it (fcom st1) */
+        ZydisEncoderRequest save = c.req;
+        if (in->ops[0].reg == ZYDIS_REGISTER_ST0)
+            c.req.operands[0] = c.req.operands[1];
+        c.req.operand_count = 1;
+        rc = encode_body(&c, o, &l);
+        if (rc > 0)
+            c.req = save;
+    }
+    if (rc > 0 && c.mem_slot >= 0 && in->ops[c.mem_op].size && in->n_ops == 1) {
+        /* clflush byte ptr [rax]: as takes any size keyword where Zydis
+         * wants one particular (or none) */
+        rc = encode_unsized_mem(&c, o, &l);
+    }
     if (rc < 0)
         return rc;
     if (rc > 0)
         return explain_failure(&c);
+    if ((in->flags & INSF_FAR) && in->osz == 64 && in->mnemonic == ZYDIS_MNEMONIC_RET &&
+        l < 15 && (o[0] == 0xcb || o[0] == 0xca)) {
+        memmove(o + 1, o, l); /* retfq: REX.W, which Zydis leaves out */
+        o[0] = 0x48;
+        l++;
+    }
+    if (sreg_wide) {
+        int op = opcode_index(o, l), k = 0;
+        uint8_t nb[15];
+        for (int i = 0; i < l; i++) {
+            if (i < op && o[i] == 0x66)
+                continue;
+            if (i < op && (o[i] & 0xf0) == 0x40) {
+                if ((o[i] & 0x07) == 0)
+                    continue;
+                nb[k++] = o[i] & 0xf7;
+                continue;
+            }
+            nb[k++] = o[i];
+        }
+        memcpy(o, nb, (size_t)k);
+        l = (uint8_t)k;
+    }
     if (movabs_imm) {
         for (int k = 0; k < 8; k++)
             o[l - 8 + k] = (uint8_t)((uint64_t)imm_orig >> (8 * k));
@@ -865,6 +1206,7 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
     }
     fixup_choice(&c, o, &l);
     *len = (uint8_t)(l + (o - out));
+    sort_prefixes(out, *len);
     return 0;
 }
 
