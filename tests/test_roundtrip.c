@@ -11,7 +11,8 @@
  * fword", the 8087 no-ops -> fneni/fndisi/fnsetpm, "fucomp st(0), st(i)" ->
  * "fucomp st(i)", sysret/sysexit without REX.W -> sysretd/sysexitd, the
  * 16-bit popf/pushf/iret -> popfw/pushfw/iretw.  equivalent() lists the two
- * cases where as's own choice prints differently (xchg order, int 3).
+ * cases where as's own choice prints differently (xchg order, int 3,
+ * mov r64/r32 from a segment register).
  * Relative branches become "jcc L" with the label placed by .byte padding at
  * the original distance (a rel32 further than MAX_PAD is moved to 128..MAX_PAD
  * bytes, still out of rel8 reach, and counted); nb's branch must reach the label (its length
@@ -272,11 +273,17 @@ static void fail_with(rt_ctx *c, const char *reason, const ZydisDecodedInstructi
 
 /* Two spellings of one instruction that as itself does not keep apart:
  * xchg's operands commute (as puts the accumulator where its short form
- * wants it), and as encodes `int 3` as int3. */
+ * wants it), as encodes `int 3` as int3, and as drops the REX.W of a move
+ * from a segment register (the r32 form zero-extends the same way). */
 static bool equivalent(const ZydisDecodedInstruction *in, const char *a, const char *b)
 {
     if (in->mnemonic == ZYDIS_MNEMONIC_INT && strcmp(a, "int 0x03") == 0)
         return strcmp(b, "int3") == 0;
+    /* "mov r64, sreg" zero-extends exactly as "mov r32, sreg": as drops REX.W. */
+    if (in->mnemonic == ZYDIS_MNEMONIC_MOV && a[4] == 'r' && b[4] == 'e' &&
+        strchr(a, ',') && strcmp(strchr(a, ','), strchr(b, ',') ? strchr(b, ',') : "") == 0 &&
+        strstr("es, cs, ss, ds, fs, gs", strchr(a, ',') + 2))
+        return true;
     if (in->mnemonic != ZYDIS_MNEMONIC_XCHG || strncmp(b, "xchg ", 5) != 0)
         return false;
     const char *comma = strstr(b, ", ");
