@@ -275,14 +275,21 @@ static void fail_with(rt_ctx *c, const char *reason, const ZydisDecodedInstructi
  * xchg's operands commute (as puts the accumulator where its short form
  * wants it), as encodes `int 3` as int3, and as drops the REX.W of a move
  * from a segment register (the r32 form zero-extends the same way). */
-static bool equivalent(const ZydisDecodedInstruction *in, const char *a, const char *b)
+static bool equivalent(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+                       const char *a, const ZydisDecodedInstruction *in2,
+                       const ZydisDecodedOperand *ops2, const char *b)
 {
     if (in->mnemonic == ZYDIS_MNEMONIC_INT && strcmp(a, "int 0x03") == 0)
         return strcmp(b, "int3") == 0;
     /* "mov r64, sreg" zero-extends exactly as "mov r32, sreg": as drops REX.W. */
-    if (in->mnemonic == ZYDIS_MNEMONIC_MOV && a[4] == 'r' && b[4] == 'e' &&
-        strchr(a, ',') && strcmp(strchr(a, ','), strchr(b, ',') ? strchr(b, ',') : "") == 0 &&
-        strstr("es, cs, ss, ds, fs, gs", strchr(a, ',') + 2))
+    if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in2->mnemonic == ZYDIS_MNEMONIC_MOV &&
+        ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && ops2[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+        ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && ZydisRegisterGetClass(ops[1].reg.value) ==
+        ZYDIS_REGCLASS_SEGMENT && ops2[1].reg.value == ops[1].reg.value &&
+        ZydisRegisterGetClass(ops[0].reg.value) == ZYDIS_REGCLASS_GPR64 &&
+        ZydisRegisterGetClass(ops2[0].reg.value) == ZYDIS_REGCLASS_GPR32 &&
+        ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, ops2[0].reg.value) ==
+            ops[0].reg.value)
         return true;
     if (in->mnemonic != ZYDIS_MNEMONIC_XCHG || strncmp(b, "xchg ", 5) != 0)
         return false;
@@ -382,7 +389,7 @@ static void check_one(rt_ctx *c, const uint8_t *b)
         same = rel2 && h1 == h2 && strncmp(text, text2, h1) == 0 &&
                (int64_t)start + in2.length + rel2->imm.value.s == want;
     } else {
-        same = strcmp(text, text2) == 0 || equivalent(&in, text, text2);
+        same = strcmp(text, text2) == 0 || equivalent(&in, ops, text, &in2, ops2, text2);
     }
     if (same) {
         c->passed++;
