@@ -134,7 +134,8 @@ typedef struct asm_item {
     bool cont;              /* IT_BYTES: continues the previous item's statement */
     uint8_t bytes[15];      /* IT_BYTES inline, IT_BRANCH short form */
     uint8_t lbytes[15];     /* IT_BRANCH near form */
-    int label;              /* IT_LABEL defined / IT_BRANCH target */
+    int label;              /* IT_LABEL defined / IT_BRANCH target; -1: `.`-relative */
+    int64_t rel;            /* IT_BRANCH to `.+rel` (label == -1) */
     size_t data_off, data_len;  /* IT_BYTES with len==0: bytes in the data arena */
     int p2;                 /* IT_ALIGN: alignment 2^p2 */
     int max_skip;           /* IT_ALIGN: -1 none */

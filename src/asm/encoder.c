@@ -649,65 +649,114 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
     return 0;
 }
 
-/* Explain why Zydis refused: find the first operand whose removal or
- * change does not matter is impractical, so name the operands' kinds. */
+static bool try_any(ZydisEncoderRequest *r)
+{
+    uint8_t b[15];
+    ZyanUSize n = 15;
+    r->allowed_encodings = ZYDIS_ENCODABLE_ENCODING_LEGACY | ZYDIS_ENCODABLE_ENCODING_VEX |
+                           ZYDIS_ENCODABLE_ENCODING_EVEX | ZYDIS_ENCODABLE_ENCODING_3DNOW |
+                           ZYDIS_ENCODABLE_ENCODING_XOP;
+    return ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(r, b, &n));
+}
+
+/* Would the request encode if operand `slot` were different?  Tries other
+ * sizes of the same kind (registers of the same number, memory sizes, a
+ * zero immediate). */
+static bool slot_is_culprit(const enc_ctx *c, int slot)
+{
+    static const uint16_t sizes[] = {1, 2, 4, 8, 10, 16, 32, 64, 6, 14, 28, 94, 108, 512, 576, 0};
+    static const ZydisRegisterClass gp[] = {ZYDIS_REGCLASS_GPR8, ZYDIS_REGCLASS_GPR16,
+                                            ZYDIS_REGCLASS_GPR32, ZYDIS_REGCLASS_GPR64};
+    static const ZydisRegisterClass vec[] = {ZYDIS_REGCLASS_XMM, ZYDIS_REGCLASS_YMM,
+                                             ZYDIS_REGCLASS_ZMM};
+    ZydisEncoderRequest r = c->req;
+    ZydisEncoderOperand *o = &r.operands[slot];
+    int mem = -1;
+    for (int i = 0; i < r.operand_count; i++)
+        if (r.operands[i].type == ZYDIS_OPERAND_TYPE_MEMORY && i != slot)
+            mem = i;
+    /* another unsized memory operand must be allowed any size meanwhile */
+    for (int ms = 0; ms < (mem >= 0 ? 16 : 1); ms++) {
+        if (mem >= 0)
+            r.operands[mem].mem.size = sizes[ms];
+        switch (o->type) {
+        case ZYDIS_OPERAND_TYPE_REGISTER: {
+            ZydisRegister orig = o->reg.value;
+            ZydisRegisterClass cls = ZydisRegisterGetClass(orig);
+            ZyanI8 id = ZydisRegisterGetId(orig);
+            const ZydisRegisterClass *set = NULL;
+            int n = 0;
+            if (cls == ZYDIS_REGCLASS_GPR8 || cls == ZYDIS_REGCLASS_GPR16 ||
+                cls == ZYDIS_REGCLASS_GPR32 || cls == ZYDIS_REGCLASS_GPR64)
+                set = gp, n = 4;
+            else if (cls == ZYDIS_REGCLASS_XMM || cls == ZYDIS_REGCLASS_YMM ||
+                     cls == ZYDIS_REGCLASS_ZMM)
+                set = vec, n = 3;
+            for (int k = 0; k < n; k++) {
+                ZydisRegister alt = ZydisRegisterEncode(set[k], (ZyanU8)id);
+                if (alt == orig || alt == ZYDIS_REGISTER_NONE)
+                    continue;
+                o->reg.value = alt;
+                if (try_any(&r))
+                    return true;
+            }
+            o->reg.value = orig;
+            break;
+        }
+        case ZYDIS_OPERAND_TYPE_MEMORY:
+            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+                o->mem.size = sizes[k];
+                if (try_any(&r))
+                    return true;
+            }
+            break;
+        case ZYDIS_OPERAND_TYPE_IMMEDIATE:
+            o->imm.s = 0;
+            if (try_any(&r))
+                return true;
+            break;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
+/* Zydis refused the request: say which operand is wrong, and how. */
 static int explain_failure(enc_ctx *c)
 {
     const asm_insn *in = c->in;
     const char *mname = ZydisMnemonicGetString((ZydisMnemonic)in->mnemonic);
-    /* An immediate that does not fit is the most common cause. */
-    for (int i = 0; i < in->n_ops; i++) {
-        const asm_operand *o = &in->ops[i];
-        if (o->kind != OPK_IMM)
-            continue;
-        ZydisEncoderRequest r = c->req;
-        r.operands[c->slot_of[i]].imm.s = 0;
-        r.allowed_encodings = ZYDIS_ENCODABLE_ENCODING_DEFAULT;
-        uint8_t b[15];
-        ZyanUSize n = 15;
-        if (c->mem_slot >= 0 && !in->ops[c->mem_op].size) {
-            static const uint16_t sizes[] = {1, 2, 4, 8, 16, 32, 64};
-            for (size_t k = 0; k < 7; k++) {
-                r.operands[c->mem_slot].mem.size = sizes[k];
-                n = 15;
-                if (ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(&r, b, &n)))
-                    break;
-            }
-        }
-        n = 15;
-        if (ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(&r, b, &n)))
-            return asm_fail(c->err, c->text, in->line, o->col,
-                            "immediate out of range for '%s'", mname ? mname : "?");
-    }
-    /* Point at the first operand that no form of the instruction accepts:
-     * drop operands from the right until a prefix of them encodes. */
-    int bad = in->n_ops - 1;
-    for (int keep = in->n_ops - 1; keep >= 0; keep--) {
-        ZydisEncoderRequest r = c->req;
-        r.allowed_encodings = ZYDIS_ENCODABLE_ENCODING_DEFAULT;
-        r.operand_count = (ZyanU8)(keep < in->n_ops ? c->slot_of[keep] : r.operand_count);
-        if (keep == 0)
-            r.operand_count = 0;
-        (void)r;
-        bad = keep;
-    }
+    if (!mname)
+        mname = "?";
     if (in->n_ops == 0)
         return asm_fail(c->err, c->text, in->line, in->col,
-                        "'%s' needs operands", mname ? mname : "?");
-    (void)bad;
-    /* Operand-by-operand: which position's kind is never accepted? */
-    for (int i = 0; i < in->n_ops; i++) {
+                        "'%s' needs operands", mname);
+    for (int i = in->n_ops - 1; i >= 0; i--) {
         const asm_operand *o = &in->ops[i];
-        if (o->kind == OPK_MEM && !o->size && c->mem_slot >= 0)
+        if (!slot_is_culprit(c, c->slot_of[i]))
             continue;
+        if (o->kind == OPK_IMM)
+            return asm_fail(c->err, c->text, in->line, o->col,
+                            "immediate out of range for '%s' (operand %d)", mname, i + 1);
+        return asm_fail(c->err, c->text, in->line, o->col,
+                        "operand %d of '%s' has the wrong size for this combination", i + 1,
+                        mname);
     }
-    if (c->mem_slot >= 0 && in->ops[c->mem_op].size)
-        return asm_fail(c->err, c->text, in->line, in->ops[c->mem_op].col,
-                        "invalid operand combination for '%s' (operand %d: wrong size or kind)",
-                        mname ? mname : "?", c->mem_op + 1);
+    /* Which operand could simply be left out or is of a kind never taken? */
+    for (int i = in->n_ops - 1; i >= 0; i--) {
+        ZydisEncoderRequest r = c->req;
+        int slot = c->slot_of[i];
+        memmove(&r.operands[slot], &r.operands[slot + 1],
+                (size_t)(r.operand_count - slot - 1) * sizeof r.operands[0]);
+        r.operand_count--;
+        if (try_any(&r))
+            return asm_fail(c->err, c->text, in->line, in->ops[i].col,
+                            "'%s' does not take operand %d here", mname, i + 1);
+    }
     return asm_fail(c->err, c->text, in->line, in->ops[in->n_ops - 1].col,
-                    "invalid operand combination for '%s' (operand %d)", mname ? mname : "?",
-                    in->n_ops);
+                    "invalid operand combination for '%s' (operand %d cannot be encoded "
+                    "with the others)", mname, in->n_ops);
 }
 
 /* Index of the opcode byte: after legacy prefixes and REX. */
@@ -1238,6 +1287,12 @@ int asm_encode_branch(const asm_insn *in, const char *text, uint8_t sbytes[15], 
     c.req.branch_width = ZYDIS_BRANCH_WIDTH_32;
     if (!try_encode(&c.req, lbytes, llen))
         *llen = 0;
+    if (!*slen && !*llen) {
+        /* xbegin: a rel32 operand, but not a branch to Zydis */
+        c.req.branch_width = ZYDIS_BRANCH_WIDTH_NONE;
+        if (!try_encode(&c.req, lbytes, llen) || *llen < 4)
+            *llen = 0;
+    }
     if (!*slen && !*llen)
         return asm_fail(err, text, in->line, in->ops[0].col,
                         "'%s' cannot take a label operand", mname ? mname : "?");

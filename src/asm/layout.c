@@ -68,6 +68,13 @@ static size_t item_size(const asm_item *it, size_t off)
     }
 }
 
+static int64_t branch_target(const asm_prog *g, const asm_item *it)
+{
+    if (it->label < 0)
+        return (int64_t)it->offset + it->rel;
+    return (int64_t)g->items[g->labels[it->label].item].offset;
+}
+
 static int fail_label(asm_prog *g, asm_error *err, const asm_item *it, const char *msg)
 {
     const asm_srcstmt *s = &g->stmts[it->stmt];
@@ -102,11 +109,16 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
             asm_item *it = &g->items[i];
             if (it->kind != IT_BRANCH || it->is_long)
                 continue;
-            size_t target = g->items[g->labels[it->label].item].offset;
-            int64_t d = (int64_t)target - (int64_t)(it->offset + it->slen);
+            int64_t target = branch_target(g, it);
+            int64_t d = target - (int64_t)(it->offset + it->slen);
             if (d < -128 || d > 127) {
-                if (!it->llen)
+                if (!it->llen) {
+                    if (it->label < 0)
+                        return asm_fail(err, g->text, g->stmts[it->stmt].line,
+                                        g->stmts[it->stmt].col,
+                                        "branch target out of range (rel8)");
                     return fail_label(g, err, it, "branch target '%.*s' out of range (rel8)");
+                }
                 it->is_long = true;
                 changed = true;
             }
@@ -145,8 +157,14 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
                    it->data_len);
             break;
         case IT_BRANCH: {
-            size_t target = g->items[g->labels[it->label].item].offset;
-            int64_t d = (int64_t)target - (int64_t)(it->offset + sz);
+            int64_t target = branch_target(g, it);
+            int64_t d = target - (int64_t)(it->offset + sz);
+            if (it->is_long && (d < INT32_MIN || d > INT32_MAX)) {
+                free(texts);
+                asm_code_free(out);
+                return asm_fail(err, g->text, g->stmts[it->stmt].line, g->stmts[it->stmt].col,
+                                "branch target out of range");
+            }
             if (it->is_long) {
                 memcpy(dst, it->lbytes, it->llen);
                 uint32_t v = (uint32_t)(int32_t)d;

@@ -59,12 +59,6 @@ static bool tok_is(parser *p, const asm_tok *t, const char *word)
     return t->kind == TK_IDENT && t->len == n && strncasecmp(p->text + t->pos, word, n) == 0;
 }
 
-static int fail_at(parser *p, const asm_tok *t, const char *fmt, const char *arg)
-{
-    char buf[200];
-    snprintf(buf, sizeof buf, fmt, arg);
-    return asm_fail(p->err, p->text, t->line, t->col, "%s", buf);
-}
 
 static int fail_tok(parser *p, const asm_tok *t, const char *what)
 {
@@ -384,17 +378,9 @@ static int parse_mem_body(parser *p, asm_operand *op)
         if (t->kind == TK_IDENT) {
             int r = take_register(p);
             if (!r) {
-                /* a label: RIP-relative when the base is rip */
-                if (op->disp_label || sign < 0)
-                    return fail_at(p, t, "unsupported label use in memory operand%s", "");
-                int l = label_ref(p, t);
-                if (l < 0)
-                    return l;
-                next(p);
-                op->disp_label = true;
-                op->label = l;
-                op->has_disp = true;
-                continue;
+                /* labels in memory operands ([rip+label]) are not supported */
+                return asm_fail(p->err, p->text, t->line, t->col, "unknown register '%.*s'",
+                                (int)(t->len > 40 ? 40 : t->len), p->text + t->pos);
             }
             int scale = 0;
             if (is_punct(peek(p), '*')) {
@@ -523,6 +509,19 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
             op->kind = OPK_IMM;
             op->imm = v;
         }
+    } else if (t->kind == TK_IDENT && t->len == 1 &&
+               (p->text[t->pos] == '.' || p->text[t->pos] == '$')) {
+        /* `.+6`, `$-2`: relative to the start of this instruction */
+        next(p);
+        int64_t v = 0;
+        if (is_punct(peek(p), '+') || is_punct(peek(p), '-')) {
+            int rc = parse_expr(p, &v);
+            if (rc)
+                return rc;
+        }
+        op->kind = OPK_LABEL;
+        op->label = -1;
+        op->imm = v;
     } else if (t->kind == TK_IDENT) {
         /* not a register: a label (branch target) */
         const char *s = p->text + t->pos;
@@ -743,6 +742,21 @@ static int prefix_byte(uint32_t f)
     return 0;
 }
 
+/* Mnemonics whose operand may be a label. */
+static bool is_branch_mnemonic(parser *p, const asm_tok *m)
+{
+    const char *s = p->text + m->pos;
+    char c0 = (char)tolower((unsigned char)s[0]);
+    if (c0 == 'j')
+        return true; /* jmp, jcc, jrcxz, jecxz */
+    static const char *const names[] = {"call", "loop", "loope", "loopz", "loopne", "loopnz",
+                                        "xbegin", "callq", "jmpq"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (tok_is(p, m, names[i]))
+            return true;
+    return false;
+}
+
 static int parse_insn(parser *p)
 {
     asm_insn in;
@@ -816,18 +830,30 @@ static int parse_insn(parser *p)
             next(p);
         }
     }
+    if (has_label && !is_branch_mnemonic(p, m)) {
+        const asm_operand *o = &in.ops[label_op];
+        const asm_label *l = &p->prog->labels[o->label];
+        return asm_fail(p->err, p->text, in.line, o->col, "unknown register '%.*s'",
+                        (int)l->len, p->text + l->pos);
+    }
     if (has_label) {
         asm_item *it = new_item(p, IT_BRANCH);
         if (!it)
             return NB_ENOMEM;
         it->label = in.ops[label_op].label;
+        it->rel = in.ops[label_op].imm;
         return asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
                                  p->err);
     }
-    for (int k = 0; k < in.n_ops; k++)
-        if (in.ops[k].kind == OPK_MEM && in.ops[k].disp_label)
-            return asm_fail(p->err, p->text, in.line, in.ops[k].col,
-                            "labels in memory operands are not supported");
+    for (int k = 0; k < in.n_ops; k++) {
+        const asm_operand *o = &in.ops[k];
+        if (o->kind == OPK_MEM && o->disp_label) {
+            const asm_label *l = &p->prog->labels[o->label];
+            return asm_fail(p->err, p->text, l->line, l->col,
+                            "unknown register '%.*s' (labels in memory operands are not "
+                            "supported)", (int)l->len, p->text + l->pos);
+        }
+    }
     asm_item *it = new_item(p, IT_BYTES);
     if (!it)
         return NB_ENOMEM;
