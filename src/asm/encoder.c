@@ -561,6 +561,20 @@ static bool mem_size_matches(const uint8_t *b, uint8_t l, int size)
     return true;
 }
 
+/* Is `w` the same instruction as `n` with one more 66 prefix? */
+static bool is_66_twin(const uint8_t *w, int wl, const uint8_t *n, int nl)
+{
+    if (wl != nl + 1)
+        return false;
+    for (int i = 0; i < wl && i < 5; i++) {
+        if (w[i] != 0x66)
+            continue;
+        if (!memcmp(w, n, (size_t)i) && !memcmp(w + i + 1, n + i, (size_t)(nl - i)))
+            return true;
+    }
+    return false;
+}
+
 /* Memory operand without a size keyword: try every size Zydis might want;
  * one distinct encoding is taken, several are ambiguous (as's error). */
 static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
@@ -631,9 +645,9 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
                 b = i;
         }
         if (b >= 0) {
-            if (cl[b] == cl[a] + 1 && cb[b][0] == 0x66 && !memcmp(cb[b] + 1, cb[a], cl[a]))
+            if (is_66_twin(cb[b], cl[b], cb[a], cl[a]))
                 pick = a, distinct = 1;
-            else if (cl[a] == cl[b] + 1 && cb[a][0] == 0x66 && !memcmp(cb[a] + 1, cb[b], cl[b]))
+            else if (is_66_twin(cb[a], cl[a], cb[b], cl[b]))
                 pick = b, distinct = 1;
         }
     }
