@@ -1,0 +1,207 @@
+/* Lexer: source text -> tokens.
+ *
+ * Numbers follow GNU as: 0x/0X hex, 0b binary, a leading 0 means octal, and
+ * the Intel-style h suffix (0ffh, 10h) means hex.  A character literal 'a'
+ * (with \n \t \\ \' \0 escapes) is a number too.  `#` starts a comment to the
+ * end of the line, as in as.  ';' and newline both end a statement. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm/asm_internal.h"
+#include "status.h"
+
+int asm_fail(asm_error *err, const char *text, int line, int col, const char *fmt, ...)
+{
+    if (!err)
+        return NB_EINPUT;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    err->line = line;
+    err->col = col;
+    err->source[0] = 0;
+    if (text && line > 0) {
+        const char *p = text;
+        for (int l = 1; l < line && *p; p++)
+            if (*p == '\n')
+                l++;
+        size_t n = strcspn(p, "\n");
+        if (n >= sizeof err->source)
+            n = sizeof err->source - 1;
+        memcpy(err->source, p, n);
+        err->source[n] = 0;
+        /* tabs would misplace the caret; show them as spaces */
+        for (size_t i = 0; i < n; i++)
+            if (err->source[i] == '\t' || err->source[i] == '\r')
+                err->source[i] = ' ';
+    }
+    return NB_EINPUT;
+}
+
+static bool is_ident_start(int c)
+{
+    return isalpha(c) || c == '_' || c == '.' || c == '$' || c == '@';
+}
+
+static bool is_ident_char(int c)
+{
+    return isalnum(c) || c == '_' || c == '.' || c == '$' || c == '@';
+}
+
+static int push(asm_toks *t, const asm_tok *tok)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        asm_tok *v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return NB_ENOMEM;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = *tok;
+    return 0;
+}
+
+static int digit_value(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = tolower(c);
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 10;
+    return 99;
+}
+
+/* Parse the alphanumeric run s[0..n) as a number; false if malformed. */
+static bool parse_number(const char *s, size_t n, uint64_t *v)
+{
+    unsigned base = 10;
+    size_t i = 0, end = n;
+    if (n > 1 && (s[n - 1] == 'h' || s[n - 1] == 'H')) {
+        base = 16;
+        end = n - 1;
+    } else if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        i = 2;
+    } else if (n > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+        base = 2;
+        i = 2;
+    } else if (n > 1 && s[0] == '0') {
+        base = 8;
+        i = 1;
+    }
+    if (i >= end)
+        return false;
+    uint64_t x = 0;
+    for (; i < end; i++) {
+        unsigned d = (unsigned)digit_value((unsigned char)s[i]);
+        if (d >= base)
+            return false;
+        if (x > (UINT64_MAX - d) / base)
+            return false;
+        x = x * base + d;
+    }
+    *v = x;
+    return true;
+}
+
+int asm_lex(const char *text, asm_toks *out, asm_error *err)
+{
+    const char *p = text;
+    int line = 1;
+    const char *line_start = text;
+    for (;;) {
+        asm_tok t = {0};
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')
+            p++;
+        if (*p == '#') {
+            while (*p && *p != '\n')
+                p++;
+        }
+        t.pos = (uint32_t)(p - text);
+        t.line = line;
+        t.col = (int)(p - line_start) + 1;
+        if (!*p) {
+            t.kind = TK_END;
+            return push(out, &t);
+        }
+        unsigned char c = (unsigned char)*p;
+        if (c == '\n' || c == ';') {
+            t.kind = TK_SEP;
+            t.newline = c == '\n';
+            t.len = 1;
+            p++;
+            if (c == '\n') {
+                line++;
+                line_start = p;
+            }
+        } else if (isdigit(c)) {
+            const char *s = p;
+            while (isalnum((unsigned char)*p))
+                p++;
+            t.kind = TK_NUM;
+            t.len = (uint32_t)(p - s);
+            /* {1to16}: a broadcast decorator, not a number */
+            if (t.len > 3 && s[0] == '1' && (s[1] == 't' || s[1] == 'T') &&
+                (s[2] == 'o' || s[2] == 'O')) {
+                t.kind = TK_IDENT;
+            } else if (!parse_number(s, t.len, &t.num))
+                return asm_fail(err, text, t.line, t.col, "bad number '%.*s'", (int)t.len, s);
+        } else if (is_ident_start(c)) {
+            const char *s = p;
+            while (is_ident_char((unsigned char)*p))
+                p++;
+            t.kind = TK_IDENT;
+            t.len = (uint32_t)(p - s);
+        } else if (c == '\'') {
+            const char *s = p++;
+            uint64_t v;
+            if (*p == '\\') {
+                p++;
+                switch (*p) {
+                case 'n': v = '\n'; break;
+                case 't': v = '\t'; break;
+                case 'r': v = '\r'; break;
+                case '0': v = 0; break;
+                case '\\': v = '\\'; break;
+                case '\'': v = '\''; break;
+                default:
+                    return asm_fail(err, text, t.line, t.col, "bad character literal");
+                }
+                p++;
+            } else if (*p && *p != '\n') {
+                v = (unsigned char)*p++;
+            } else {
+                return asm_fail(err, text, t.line, t.col, "bad character literal");
+            }
+            /* as accepts 'a without the closing quote; so do we */
+            if (*p == '\'')
+                p++;
+            t.kind = TK_NUM;
+            t.num = v;
+            t.len = (uint32_t)(p - s);
+        } else if ((c == '<' && p[1] == '<') || (c == '>' && p[1] == '>')) {
+            t.kind = TK_PUNCT;
+            t.ch = (char)c;
+            t.len = 2;
+            p += 2;
+        } else if (strchr(",[]+-*/:{}()|~&^!%", c)) {
+            t.kind = TK_PUNCT;
+            t.ch = (char)c;
+            t.len = 1;
+            p++;
+        } else {
+            t.kind = TK_BAD;
+            t.len = 1;
+            return asm_fail(err, text, t.line, t.col, "unexpected character '%c'",
+                            isprint(c) ? c : '?');
+        }
+        int rc = push(out, &t);
+        if (rc)
+            return rc;
+    }
+}

@@ -1,0 +1,1003 @@
+/* Parser: tokens -> items (instructions encoded on the spot, labels,
+ * branches, data, alignment, NOPs).
+ *
+ * The grammar, one statement per `;` or newline:
+ *
+ *   stmt     := { label ':' } [ rep | nop | directive | insn ]
+ *   rep      := NUM '*' '|' stmt { SEP stmt } '|'        (no nesting)
+ *   nop      := '|' NUM                                  (1..15)
+ *   directive:= ('.byte'|'.word'|...|'.quad') expr {',' expr}
+ *              | ('.p2align'|'.align'|'.balign') expr [',' [expr] [',' expr]]
+ *   insn     := { '{vex}'|'{vex3}'|'{evex}'|prefix } mnemonic [ operand {',' operand} ]
+ *   operand  := [ size ['PTR'] ] ( reg | 'st' '(' NUM ')' | [seg ':'] mem
+ *               | expr | label ) { '{' decorator '}' }
+ *   mem      := [ expr ] '[' term { ('+'|'-') term } ']'
+ *   term     := reg [ '*' expr ] | expr [ '*' reg ] | label
+ *
+ * Inside `n*|...|` a `|` at the start of a statement followed by a number is
+ * a NOP; any other `|` closes the repetition.  The body's items are copied
+ * n-1 times after it, so each copy is encoded only once. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm/asm_internal.h"
+#include "status.h"
+
+typedef struct parser {
+    const char *text;
+    const asm_tok *t;    /* token array, ends with TK_END */
+    size_t i;
+    asm_prog *prog;
+    asm_error *err;
+    bool in_rep;
+    int stmt;            /* current source statement index */
+} parser;
+
+static const asm_tok *peek(parser *p) { return &p->t[p->i]; }
+static const asm_tok *peek2(parser *p)
+{
+    return p->t[p->i].kind == TK_END ? &p->t[p->i] : &p->t[p->i + 1];
+}
+static const asm_tok *next(parser *p)
+{
+    const asm_tok *t = &p->t[p->i];
+    if (t->kind != TK_END)
+        p->i++;
+    return t;
+}
+static bool is_punct(const asm_tok *t, char c) { return t->kind == TK_PUNCT && t->ch == c; }
+static bool at_stmt_end(parser *p)
+{
+    const asm_tok *t = peek(p);
+    return t->kind == TK_END || t->kind == TK_SEP || (p->in_rep && is_punct(t, '|'));
+}
+
+static bool tok_is(parser *p, const asm_tok *t, const char *word)
+{
+    size_t n = strlen(word);
+    return t->kind == TK_IDENT && t->len == n && strncasecmp(p->text + t->pos, word, n) == 0;
+}
+
+
+static int fail_tok(parser *p, const asm_tok *t, const char *what)
+{
+    if (t->kind == TK_END || t->kind == TK_SEP)
+        return asm_fail(p->err, p->text, t->line, t->col, "%s, found end of statement", what);
+    return asm_fail(p->err, p->text, t->line, t->col, "%s, found '%.*s'", what,
+                    (int)(t->len > 40 ? 40 : t->len), p->text + t->pos);
+}
+
+/* ---- growing arrays ----------------------------------------------------- */
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *nv = realloc(*v, c * elem);
+    if (!nv)
+        return NB_ENOMEM;
+    *v = nv;
+    *cap = c;
+    return 0;
+}
+
+static asm_item *new_item(parser *p, int kind)
+{
+    asm_prog *g = p->prog;
+    if (grow((void **)&g->items, &g->cap_items, g->n_items + 1, sizeof *g->items))
+        return NULL;
+    asm_item *it = &g->items[g->n_items++];
+    memset(it, 0, sizeof *it);
+    it->kind = (uint8_t)kind;
+    it->stmt = p->stmt;
+    it->label = -1;
+    return it;
+}
+
+/* ---- labels --------------------------------------------------------------- */
+
+static uint32_t hash_name(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* Index of the label named by token t, created (undefined) if new; <0 on OOM. */
+static int label_ref(parser *p, const asm_tok *t)
+{
+    asm_prog *g = p->prog;
+    if (g->n_labels * 2 >= g->lhash_cap) {
+        size_t cap = g->lhash_cap ? g->lhash_cap * 2 : 64;
+        int *h = calloc(cap, sizeof *h);
+        if (!h)
+            return NB_ENOMEM;
+        for (size_t i = 0; i < g->n_labels; i++) {
+            uint32_t k = hash_name(p->text + g->labels[i].pos, g->labels[i].len) & (cap - 1);
+            while (h[k])
+                k = (k + 1) & (cap - 1);
+            h[k] = (int)i + 1;
+        }
+        free(g->lhash);
+        g->lhash = h;
+        g->lhash_cap = cap;
+    }
+    const char *name = p->text + t->pos;
+    uint32_t k = hash_name(name, t->len) & (g->lhash_cap - 1);
+    while (g->lhash[k]) {
+        asm_label *l = &g->labels[g->lhash[k] - 1];
+        if (l->len == t->len && memcmp(p->text + l->pos, name, t->len) == 0)
+            return g->lhash[k] - 1;
+        k = (k + 1) & (g->lhash_cap - 1);
+    }
+    if (grow((void **)&g->labels, &g->cap_labels, g->n_labels + 1, sizeof *g->labels))
+        return NB_ENOMEM;
+    asm_label *l = &g->labels[g->n_labels];
+    l->pos = t->pos;
+    l->len = t->len;
+    l->line = t->line;
+    l->col = t->col;
+    l->item = -1;
+    g->lhash[k] = (int)g->n_labels + 1;
+    return (int)g->n_labels++;
+}
+
+/* ---- expressions ------------------------------------------------------------ */
+
+static int parse_expr(parser *p, int64_t *v);
+
+/* unary := ('-'|'+'|'~'|'!') unary | NUM | '(' expr ')' */
+static int parse_unary(parser *p, int64_t *v)
+{
+    const asm_tok *t = peek(p);
+    if (t->kind == TK_PUNCT && (t->ch == '-' || t->ch == '+' || t->ch == '~' || t->ch == '!')) {
+        next(p);
+        int rc = parse_unary(p, v);
+        if (rc)
+            return rc;
+        if (t->ch == '-')
+            *v = (int64_t)(0 - (uint64_t)*v);
+        else if (t->ch == '~')
+            *v = ~*v;
+        else if (t->ch == '!')
+            *v = !*v;
+        return 0;
+    }
+    if (t->kind == TK_NUM) {
+        next(p);
+        *v = (int64_t)t->num;
+        return 0;
+    }
+    if (is_punct(t, '(')) {
+        next(p);
+        int rc = parse_expr(p, v);
+        if (rc)
+            return rc;
+        if (!is_punct(peek(p), ')'))
+            return fail_tok(p, peek(p), "expected ')'");
+        next(p);
+        return 0;
+    }
+    return fail_tok(p, t, "expected a number");
+}
+
+/* mul := unary { ('*'|'/'|'%') unary }; stops before '*' register (a scale) */
+static int parse_mul(parser *p, int64_t *v)
+{
+    int rc = parse_unary(p, v);
+    while (!rc) {
+        const asm_tok *t = peek(p);
+        if (!(is_punct(t, '*') || is_punct(t, '/') || is_punct(t, '%')))
+            break;
+        const asm_tok *t2 = peek2(p);
+        if (t2->kind == TK_IDENT)
+            break;
+        next(p);
+        int64_t r;
+        rc = parse_unary(p, &r);
+        if (rc)
+            break;
+        if (t->ch == '*')
+            *v = (int64_t)((uint64_t)*v * (uint64_t)r);
+        else if (r == 0)
+            return asm_fail(p->err, p->text, t->line, t->col, "division by zero");
+        else if (t->ch == '/')
+            *v = (r == -1) ? (int64_t)(0 - (uint64_t)*v) : *v / r;
+        else
+            *v = (r == -1) ? 0 : *v % r;
+    }
+    return rc;
+}
+
+static int parse_add(parser *p, int64_t *v)
+{
+    int rc = parse_mul(p, v);
+    while (!rc && (is_punct(peek(p), '+') || is_punct(peek(p), '-'))) {
+        char op = next(p)->ch;
+        int64_t r;
+        rc = parse_mul(p, &r);
+        if (!rc)
+            *v = (int64_t)(op == '+' ? (uint64_t)*v + (uint64_t)r : (uint64_t)*v - (uint64_t)r);
+    }
+    return rc;
+}
+
+static int parse_shift(parser *p, int64_t *v)
+{
+    int rc = parse_add(p, v);
+    while (!rc && (is_punct(peek(p), '<') || is_punct(peek(p), '>'))) {
+        char op = next(p)->ch;
+        int64_t r;
+        rc = parse_add(p, &r);
+        if (!rc) {
+            unsigned s = (unsigned)r & 63;
+            *v = op == '<' ? (int64_t)((uint64_t)*v << s) : *v >> s;
+        }
+    }
+    return rc;
+}
+
+/* expr := shift { ('&'|'^') shift }  ('|' is nanoBench's, so no bitwise or) */
+static int parse_expr(parser *p, int64_t *v)
+{
+    int rc = parse_shift(p, v);
+    while (!rc && (is_punct(peek(p), '&') || is_punct(peek(p), '^'))) {
+        char op = next(p)->ch;
+        int64_t r;
+        rc = parse_shift(p, &r);
+        if (!rc)
+            *v = op == '&' ? (*v & r) : (*v ^ r);
+    }
+    return rc;
+}
+
+static bool starts_expr(const asm_tok *t)
+{
+    return t->kind == TK_NUM || (t->kind == TK_PUNCT && strchr("-+~!(", t->ch));
+}
+
+/* ---- operands ---------------------------------------------------------------- */
+
+static const struct { const char *name; uint16_t size; } size_words[] = {
+    {"byte", 1}, {"word", 2}, {"dword", 4}, {"fword", 6}, {"qword", 8},
+    {"mmword", 8}, {"tbyte", 10}, {"tword", 10}, {"oword", 16}, {"xmmword", 16},
+    {"ymmword", 32}, {"zmmword", 64},
+};
+
+static int size_word(parser *p, const asm_tok *t)
+{
+    if (t->kind != TK_IDENT)
+        return 0;
+    for (size_t i = 0; i < sizeof size_words / sizeof size_words[0]; i++)
+        if (tok_is(p, t, size_words[i].name))
+            return size_words[i].size;
+    return 0;
+}
+
+/* A register at the current token (st, st(i) included); 0 if none. Consumes it. */
+static int take_register(parser *p)
+{
+    const asm_tok *t = peek(p);
+    if (t->kind != TK_IDENT)
+        return 0;
+    if (tok_is(p, t, "st")) {
+        next(p);
+        if (is_punct(peek(p), '(') && peek2(p)->kind == TK_NUM && peek2(p)->num < 8 &&
+            is_punct(&p->t[p->i + 2], ')')) {
+            int r = asm_lookup_register("st0", 3) + (int)peek2(p)->num;
+            p->i += 3;
+            return r;
+        }
+        return asm_lookup_register("st0", 3);
+    }
+    int r = asm_lookup_register(p->text + t->pos, t->len);
+    if (r)
+        next(p);
+    return r;
+}
+
+/* '{' decorator '}' after an operand (or standing alone, for rounding). */
+static int parse_decorator(parser *p, asm_insn *in, asm_operand *op)
+{
+    const asm_tok *open = next(p); /* '{' */
+    const asm_tok *t = peek(p);
+    const char *s = p->text + t->pos;
+    /* The decorator's text runs to the '}' (rn-sae lexes as three tokens). */
+    size_t j = p->i;
+    while (p->t[j].kind != TK_END && p->t[j].kind != TK_SEP && !is_punct(&p->t[j], '}'))
+        j++;
+    if (!is_punct(&p->t[j], '}'))
+        return asm_fail(p->err, p->text, open->line, open->col, "missing '}'");
+    size_t n = p->t[j].pos - t->pos;
+    p->i = j + 1;
+    static const char *const rnd[] = {"rn-sae", "rd-sae", "ru-sae", "rz-sae"};
+    for (int k = 0; k < 4; k++) {
+        if (n == 6 && strncasecmp(s, rnd[k], 6) == 0) {
+            in->rounding = (uint8_t)(k + 1); /* ZYDIS_ROUNDING_MODE_RN.. = 1.. */
+            in->rcol = open->col;
+            return 0;
+        }
+    }
+    if (n == 3 && strncasecmp(s, "sae", 3) == 0) {
+        in->flags |= INSF_SAE;
+        in->rcol = open->col;
+        return 0;
+    }
+    if (!op)
+        return asm_fail(p->err, p->text, open->line, open->col,
+                        "unexpected decorator '{%.*s}'", (int)n, s);
+    if (n == 1 && tolower((unsigned char)s[0]) == 'z') {
+        op->zeroing = true;
+        return 0;
+    }
+    if (n > 3 && strncasecmp(s, "1to", 3) == 0) {
+        int v = atoi(s + 3);
+        if (v == 2 || v == 4 || v == 8 || v == 16 || v == 32) {
+            op->bcst = (uint8_t)v;
+            return 0;
+        }
+    }
+    int r = asm_lookup_register(s, n);
+    if (r && asm_register_is_mask(r)) {
+        op->mask = (uint16_t)r;
+        return 0;
+    }
+    return asm_fail(p->err, p->text, t->line, t->col, "unknown decorator '{%.*s}'", (int)n, s);
+}
+
+/* mem := '[' term { ('+'|'-') term } ']'  (the '[' is the current token) */
+static int parse_mem_body(parser *p, asm_operand *op)
+{
+    const asm_tok *open = next(p);
+    bool first = true;
+    for (;;) {
+        const asm_tok *t = peek(p);
+        if (is_punct(t, ']')) {
+            if (first)
+                return asm_fail(p->err, p->text, t->line, t->col, "empty memory operand");
+            next(p);
+            break;
+        }
+        int sign = 1;
+        if (!first) {
+            if (is_punct(t, '+'))
+                next(p);
+            else if (is_punct(t, '-')) {
+                next(p);
+                sign = -1;
+            } else
+                return fail_tok(p, t, "expected '+', '-' or ']' in memory operand");
+        }
+        first = false;
+        t = peek(p);
+        if (t->kind == TK_IDENT) {
+            int r = take_register(p);
+            if (!r) {
+                /* labels in memory operands ([rip+label]) are not supported */
+                return asm_fail(p->err, p->text, t->line, t->col, "unknown register '%.*s'",
+                                (int)(t->len > 40 ? 40 : t->len), p->text + t->pos);
+            }
+            int scale = 0;
+            if (is_punct(peek(p), '*')) {
+                next(p);
+                int64_t s;
+                int rc = parse_unary(p, &s);
+                if (rc)
+                    return rc;
+                scale = (int)s;
+                if (s != 1 && s != 2 && s != 4 && s != 8)
+                    return asm_fail(p->err, p->text, t->line, t->col,
+                                    "scale factor must be 1, 2, 4 or 8");
+            }
+            if (sign < 0)
+                return asm_fail(p->err, p->text, t->line, t->col, "cannot subtract a register");
+            if (scale || op->base) {
+                if (op->index)
+                    return asm_fail(p->err, p->text, t->line, t->col,
+                                    "too many registers in memory operand");
+                op->index = (uint16_t)r;
+                op->scale = (uint8_t)(scale ? scale : 1);
+            } else {
+                op->base = (uint16_t)r;
+            }
+            continue;
+        }
+        int64_t v;
+        int rc = parse_mul(p, &v);
+        if (rc)
+            return rc;
+        if (is_punct(peek(p), '*') && peek2(p)->kind == TK_IDENT) {
+            next(p);
+            const asm_tok *rt = peek(p);
+            int r = take_register(p);
+            if (!r)
+                return fail_tok(p, rt, "expected an index register");
+            if (v != 1 && v != 2 && v != 4 && v != 8)
+                return asm_fail(p->err, p->text, t->line, t->col,
+                                "scale factor must be 1, 2, 4 or 8");
+            if (op->index || sign < 0)
+                return asm_fail(p->err, p->text, rt->line, rt->col,
+                                "too many registers in memory operand");
+            op->index = (uint16_t)r;
+            op->scale = (uint8_t)v;
+            continue;
+        }
+        op->disp = (int64_t)((uint64_t)op->disp + (uint64_t)(sign < 0 ? -v : v));
+        op->has_disp = true;
+    }
+    (void)open;
+    /* as writes disp[base] too: a second bracket group adds to the first */
+    if (is_punct(peek(p), '['))
+        return parse_mem_body(p, op);
+    return 0;
+}
+
+static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
+{
+    const asm_tok *t = peek(p);
+    memset(op, 0, sizeof *op);
+    op->col = t->col;
+    op->label = -1;
+    int sz = size_word(p, t);
+    if (sz) {
+        op->size = (uint16_t)sz;
+        next(p);
+        if (tok_is(p, peek(p), "ptr"))
+            next(p);
+        t = peek(p);
+        /* `byte ptr` alone before a label or number still means memory */
+    }
+    int r = 0;
+    if (t->kind == TK_IDENT && (r = take_register(p)) != 0) {
+        if (is_punct(peek(p), ':')) {
+            /* segment override */
+            next(p);
+            op->kind = OPK_MEM;
+            op->seg = (uint16_t)r;
+            if (is_punct(peek(p), '[')) {
+                int rc = parse_mem_body(p, op);
+                if (rc)
+                    return rc;
+            } else {
+                int64_t v;
+                int rc = parse_expr(p, &v);
+                if (rc)
+                    return rc;
+                op->disp = v;
+                op->has_disp = true;
+                if (is_punct(peek(p), '[')) {
+                    rc = parse_mem_body(p, op);
+                    if (rc)
+                        return rc;
+                }
+            }
+        } else {
+            if (sz)
+                return asm_fail(p->err, p->text, t->line, t->col,
+                                "size keyword before a register");
+            op->kind = OPK_REG;
+            op->reg = (uint16_t)r;
+        }
+    } else if (is_punct(t, '[')) {
+        op->kind = OPK_MEM;
+        int rc = parse_mem_body(p, op);
+        if (rc)
+            return rc;
+    } else if (starts_expr(t)) {
+        int64_t v;
+        int rc = parse_expr(p, &v);
+        if (rc)
+            return rc;
+        if (is_punct(peek(p), '[')) {
+            op->kind = OPK_MEM;
+            op->disp = v;
+            op->has_disp = true;
+            rc = parse_mem_body(p, op);
+            if (rc)
+                return rc;
+        } else if (sz) {
+            /* `dword ptr 0x1000`: absolute memory */
+            op->kind = OPK_MEM;
+            op->disp = v;
+            op->has_disp = true;
+        } else {
+            op->kind = OPK_IMM;
+            op->imm = v;
+        }
+    } else if (t->kind == TK_IDENT && t->len == 1 &&
+               (p->text[t->pos] == '.' || p->text[t->pos] == '$')) {
+        /* `.+6`, `$-2`: relative to the start of this instruction */
+        next(p);
+        int64_t v = 0;
+        if (is_punct(peek(p), '+') || is_punct(peek(p), '-')) {
+            int rc = parse_expr(p, &v);
+            if (rc)
+                return rc;
+        }
+        op->kind = OPK_LABEL;
+        op->label = -1;
+        op->imm = v;
+    } else if (t->kind == TK_IDENT) {
+        /* not a register: a label (branch target) */
+        const char *s = p->text + t->pos;
+        if (!(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == '.' || s[0] == '$'))
+            return fail_tok(p, t, "expected an operand");
+        int l = label_ref(p, t);
+        if (l < 0)
+            return l;
+        next(p);
+        op->kind = OPK_LABEL;
+        op->label = l;
+    } else if (is_punct(t, '{')) {
+        /* a standalone rounding decorator, as writes `, {rn-sae}` */
+        return parse_decorator(p, in, NULL) ? NB_EINPUT : 1;
+    } else {
+        return fail_tok(p, t, "expected an operand");
+    }
+    while (is_punct(peek(p), '{')) {
+        int rc = parse_decorator(p, in, op);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- statements ------------------------------------------------------------ */
+
+static int add_srcstmt(parser *p, const asm_tok *first)
+{
+    asm_prog *g = p->prog;
+    if (grow((void **)&g->stmts, &g->cap_stmts, g->n_stmts + 1, sizeof *g->stmts))
+        return NB_ENOMEM;
+    asm_srcstmt *s = &g->stmts[g->n_stmts];
+    s->pos = first->pos;
+    s->len = 0;
+    s->line = first->line;
+    s->col = first->col;
+    p->stmt = (int)g->n_stmts++;
+    return 0;
+}
+
+/* Close the current source statement at the token before the current one. */
+static void end_srcstmt(parser *p)
+{
+    asm_srcstmt *s = &p->prog->stmts[p->stmt];
+    if (p->i == 0)
+        return;
+    const asm_tok *last = &p->t[p->i - 1];
+    if (last->pos + last->len > s->pos)
+        s->len = last->pos + last->len - s->pos;
+}
+
+static int emit_bytes(parser *p, const uint8_t *b, size_t n)
+{
+    asm_item *it = new_item(p, IT_BYTES);
+    if (!it)
+        return NB_ENOMEM;
+    if (n <= sizeof it->bytes) {
+        memcpy(it->bytes, b, n);
+        it->len = (uint8_t)n;
+        it->data_len = n;
+        return 0;
+    }
+    asm_prog *g = p->prog;
+    if (grow((void **)&g->data, &g->cap_data, g->n_data + n, 1))
+        return NB_ENOMEM;
+    memcpy(g->data + g->n_data, b, n);
+    it->data_off = g->n_data;
+    it->data_len = n;
+    g->n_data += n;
+    return 0;
+}
+
+/* nop := '|' NUM */
+static int parse_nop(parser *p)
+{
+    const asm_tok *bar = next(p);
+    const asm_tok *t = next(p);
+    if (t->kind != TK_NUM || t->num < 1 || t->num > 15)
+        return asm_fail(p->err, p->text, t->kind == TK_NUM ? t->line : bar->line,
+                        t->kind == TK_NUM ? t->col : bar->col,
+                        "NOP size must be 1 to 15 ('|1' to '|15')");
+    uint8_t b[15];
+    size_t n = asm_nop_bytes((int)t->num, b);
+    return emit_bytes(p, b, n);
+}
+
+static int parse_data(parser *p, const asm_tok *d, int width)
+{
+    uint8_t buf[64];
+    size_t n = 0;
+    int chunks = 0;
+    for (;;) {
+        const asm_tok *t = peek(p);
+        int64_t v;
+        int rc = parse_expr(p, &v);
+        if (rc)
+            return rc;
+        if (width < 8) {
+            int64_t lo = -((int64_t)1 << (width * 8 - 1));
+            int64_t hi = ((int64_t)1 << (width * 8)) - 1;
+            if (v < lo || v > hi)
+                return asm_fail(p->err, p->text, t->line, t->col,
+                                "value %lld does not fit in %d byte%s", (long long)v, width,
+                                width > 1 ? "s" : "");
+        }
+        for (int k = 0; k < width; k++)
+            buf[n++] = (uint8_t)((uint64_t)v >> (8 * k));
+        if (n + 8 > sizeof buf) {
+            rc = emit_bytes(p, buf, n);
+            if (rc)
+                return rc;
+            p->prog->items[p->prog->n_items - 1].cont = chunks++ > 0;
+            n = 0;
+        }
+        if (!is_punct(peek(p), ','))
+            break;
+        next(p);
+    }
+    (void)d;
+    if (!n)
+        return 0;
+    int rc = emit_bytes(p, buf, n);
+    if (!rc)
+        p->prog->items[p->prog->n_items - 1].cont = chunks > 0;
+    return rc;
+}
+
+static int parse_align(parser *p, const asm_tok *d, bool p2)
+{
+    int64_t a, fill = -1, max = -1;
+    const asm_tok *t = peek(p);
+    int rc = parse_expr(p, &a);
+    if (rc)
+        return rc;
+    int lg;
+    if (p2) {
+        if (a < 0 || a > 16)
+            return asm_fail(p->err, p->text, t->line, t->col, "alignment too large");
+        lg = (int)a;
+    } else {
+        if (a <= 0 || (a & (a - 1)) || a > 65536)
+            return asm_fail(p->err, p->text, t->line, t->col,
+                            "alignment must be a power of 2 up to 65536");
+        for (lg = 0; (1LL << lg) < a; lg++)
+            ;
+    }
+    if (is_punct(peek(p), ',')) {
+        next(p);
+        if (!is_punct(peek(p), ',')) {
+            rc = parse_expr(p, &fill);
+            if (rc)
+                return rc;
+            fill &= 0xff;
+        }
+        if (is_punct(peek(p), ',')) {
+            next(p);
+            rc = parse_expr(p, &max);
+            if (rc)
+                return rc;
+        }
+    }
+    (void)d;
+    asm_item *it = new_item(p, IT_ALIGN);
+    if (!it)
+        return NB_ENOMEM;
+    it->p2 = lg;
+    it->fill = (int)fill;
+    it->max_skip = (int)max;
+    return 0;
+}
+
+static int parse_directive(parser *p)
+{
+    const asm_tok *d = next(p);
+    static const struct { const char *name; int width; } data[] = {
+        {".byte", 1}, {".word", 2}, {".short", 2}, {".value", 2}, {".2byte", 2},
+        {".long", 4}, {".int", 4}, {".4byte", 4}, {".quad", 8}, {".8byte", 8},
+    };
+    for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
+        if (tok_is(p, d, data[i].name))
+            return parse_data(p, d, data[i].width);
+    if (tok_is(p, d, ".p2align"))
+        return parse_align(p, d, true);
+    if (tok_is(p, d, ".align") || tok_is(p, d, ".balign"))
+        return parse_align(p, d, false);
+    if (tok_is(p, d, ".intel_syntax") || tok_is(p, d, ".text") || tok_is(p, d, ".code64")) {
+        while (!at_stmt_end(p))
+            next(p);
+        return 0;
+    }
+    return asm_fail(p->err, p->text, d->line, d->col, "unknown directive '%.*s'",
+                    (int)d->len, p->text + d->pos);
+}
+
+static const struct { const char *name; uint32_t flag; } prefix_words[] = {
+    {"lock", INSF_LOCK}, {"rep", INSF_REP}, {"repe", INSF_REPE}, {"repz", INSF_REPE},
+    {"repne", INSF_REPNE}, {"repnz", INSF_REPNE}, {"xacquire", INSF_XACQUIRE},
+    {"xrelease", INSF_XRELEASE}, {"bnd", INSF_BND}, {"notrack", INSF_NOTRACK},
+};
+
+static uint32_t prefix_word(parser *p, const asm_tok *t)
+{
+    for (size_t i = 0; i < sizeof prefix_words / sizeof prefix_words[0]; i++)
+        if (tok_is(p, t, prefix_words[i].name))
+            return prefix_words[i].flag;
+    return 0;
+}
+
+static int prefix_byte(uint32_t f)
+{
+    switch (f) {
+    case INSF_LOCK: return 0xf0;
+    case INSF_REP: case INSF_REPE: case INSF_XRELEASE: return 0xf3;
+    case INSF_REPNE: case INSF_XACQUIRE: case INSF_BND: return 0xf2;
+    case INSF_NOTRACK: return 0x3e;
+    }
+    return 0;
+}
+
+/* Mnemonics whose operand may be a label. */
+static bool is_branch_mnemonic(parser *p, const asm_tok *m)
+{
+    const char *s = p->text + m->pos;
+    char c0 = (char)tolower((unsigned char)s[0]);
+    if (c0 == 'j')
+        return true; /* jmp, jcc, jrcxz, jecxz */
+    static const char *const names[] = {"call", "loop", "loope", "loopz", "loopne", "loopnz",
+                                        "xbegin", "callq", "jmpq"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (tok_is(p, m, names[i]))
+            return true;
+    return false;
+}
+
+static int parse_insn(parser *p)
+{
+    asm_insn in;
+    memset(&in, 0, sizeof in);
+    uint32_t pflags = 0;
+    /* pseudo prefixes {vex} {vex3} {evex} {disp8} {disp32} */
+    while (is_punct(peek(p), '{')) {
+        const asm_tok *o = next(p);
+        const asm_tok *w = next(p);
+        if (!is_punct(peek(p), '}'))
+            return fail_tok(p, peek(p), "expected '}'");
+        next(p);
+        if (tok_is(p, w, "vex") || tok_is(p, w, "vex2"))
+            pflags |= INSF_VEX;
+        else if (tok_is(p, w, "vex3"))
+            pflags |= INSF_VEX3;
+        else if (tok_is(p, w, "evex"))
+            pflags |= INSF_EVEX;
+        else if (tok_is(p, w, "disp8"))
+            pflags |= INSF_DISP8;
+        else if (tok_is(p, w, "disp32"))
+            pflags |= INSF_DISP32;
+        else
+            return asm_fail(p->err, p->text, o->line, o->col, "unknown pseudo prefix");
+    }
+    const asm_tok *m = peek(p);
+    for (;;) {
+        if (m->kind != TK_IDENT)
+            return fail_tok(p, m, "expected a mnemonic");
+        uint32_t f = prefix_word(p, m);
+        if (!f)
+            break;
+        next(p);
+        if (at_stmt_end(p)) {
+            /* a prefix on its own line: as emits just the byte */
+            uint8_t b = (uint8_t)prefix_byte(f);
+            return emit_bytes(p, &b, 1);
+        }
+        pflags |= f;
+        m = peek(p);
+    }
+    if (!asm_lookup_mnemonic(p->text + m->pos, m->len, &in))
+        return asm_fail(p->err, p->text, m->line, m->col, "unknown mnemonic '%.*s'",
+                        (int)(m->len > 60 ? 60 : m->len), p->text + m->pos);
+    next(p);
+    in.flags |= pflags;
+    in.line = m->line;
+    in.col = m->col;
+    bool has_label = false;
+    int label_op = -1;
+    if (!at_stmt_end(p)) {
+        for (;;) {
+            if (in.n_ops >= ASM_MAX_OPS)
+                return fail_tok(p, peek(p), "too many operands");
+            int rc = parse_operand(p, &in, &in.ops[in.n_ops]);
+            if (rc < 0)
+                return rc;
+            if (rc == 0) {
+                if (in.ops[in.n_ops].kind == OPK_LABEL) {
+                    has_label = true;
+                    label_op = in.n_ops;
+                }
+                in.n_ops++;
+            }
+            if (at_stmt_end(p))
+                break;
+            if (is_punct(peek(p), '{'))
+                continue;
+            if (!is_punct(peek(p), ','))
+                return fail_tok(p, peek(p), "expected ',' or end of statement");
+            next(p);
+        }
+    }
+    if (has_label && !is_branch_mnemonic(p, m)) {
+        const asm_operand *o = &in.ops[label_op];
+        const asm_label *l = &p->prog->labels[o->label];
+        return asm_fail(p->err, p->text, in.line, o->col, "unknown register '%.*s'",
+                        (int)l->len, p->text + l->pos);
+    }
+    if (has_label) {
+        asm_item *it = new_item(p, IT_BRANCH);
+        if (!it)
+            return NB_ENOMEM;
+        it->label = in.ops[label_op].label;
+        it->rel = in.ops[label_op].imm;
+        return asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
+                                 p->err);
+    }
+    for (int k = 0; k < in.n_ops; k++) {
+        const asm_operand *o = &in.ops[k];
+        if (o->kind == OPK_MEM && o->disp_label) {
+            const asm_label *l = &p->prog->labels[o->label];
+            return asm_fail(p->err, p->text, l->line, l->col,
+                            "unknown register '%.*s' (labels in memory operands are not "
+                            "supported)", (int)l->len, p->text + l->pos);
+        }
+    }
+    asm_item *it = new_item(p, IT_BYTES);
+    if (!it)
+        return NB_ENOMEM;
+    int rc = asm_encode(&in, p->text, it->bytes, &it->len, p->err);
+    it->data_len = it->len;
+    return rc;
+}
+
+static int parse_stmt(parser *p);
+
+/* rep := NUM '*' '|' stmt { SEP stmt } '|' */
+static int parse_rep(parser *p)
+{
+    const asm_tok *nt = next(p);
+    next(p); /* '*' */
+    const asm_tok *bar = next(p);
+    if (p->in_rep)
+        return asm_fail(p->err, p->text, nt->line, nt->col, "nested repetition");
+    if (nt->num > 100000000)
+        return asm_fail(p->err, p->text, nt->line, nt->col, "repetition count too large");
+    size_t first_item = p->prog->n_items;
+    size_t first_label = p->prog->n_labels;
+    p->in_rep = true;
+    for (;;) {
+        int rc = parse_stmt(p);
+        if (rc)
+            return rc;
+        const asm_tok *t = peek(p);
+        if (t->kind == TK_SEP) {
+            next(p);
+            continue;
+        }
+        if (is_punct(t, '|')) {
+            next(p);
+            break;
+        }
+        return asm_fail(p->err, p->text, bar->line, bar->col, "unterminated repetition '%.*s|'",
+                        (int)(bar->pos + 1 - nt->pos), p->text + nt->pos);
+    }
+    p->in_rep = false;
+    size_t body = p->prog->n_items - first_item;
+    uint64_t count = nt->num;
+    if (count == 0) {
+        p->prog->n_items = first_item;
+        return 0;
+    }
+    if (body == 0 || count == 1)
+        return 0;
+    for (size_t k = first_item; k < first_item + body; k++) {
+        if (p->prog->items[k].kind == IT_LABEL) {
+            asm_label *l = &p->prog->labels[p->prog->items[k].label];
+            return asm_fail(p->err, p->text, l->line, l->col,
+                            "duplicate label '%.*s' (defined inside a repetition)",
+                            (int)l->len, p->text + l->pos);
+        }
+    }
+    (void)first_label;
+    asm_prog *g = p->prog;
+    if (body * count / count != body || body * count > 200000000)
+        return asm_fail(p->err, p->text, nt->line, nt->col, "repetition too large");
+    if (grow((void **)&g->items, &g->cap_items, g->n_items + body * (count - 1), sizeof *g->items))
+        return NB_ENOMEM;
+    for (uint64_t c = 1; c < count; c++) {
+        memcpy(&g->items[g->n_items], &g->items[first_item], body * sizeof *g->items);
+        g->n_items += body;
+    }
+    return 0;
+}
+
+/* stmt := { label ':' } [ rep | nop | directive | insn ] */
+static int parse_stmt(parser *p)
+{
+    for (;;) {
+        const asm_tok *t = peek(p);
+        if (t->kind == TK_IDENT && is_punct(peek2(p), ':') &&
+            !asm_lookup_register(p->text + t->pos, t->len)) {
+            int rc = add_srcstmt(p, t);
+            if (rc)
+                return rc;
+            int l = label_ref(p, t);
+            if (l < 0)
+                return l;
+            asm_label *lb = &p->prog->labels[l];
+            if (lb->item >= 0)
+                return asm_fail(p->err, p->text, t->line, t->col, "duplicate label '%.*s'",
+                                (int)t->len, p->text + t->pos);
+            asm_item *it = new_item(p, IT_LABEL);
+            if (!it)
+                return NB_ENOMEM;
+            it->label = l;
+            lb->item = (int)(p->prog->n_items - 1);
+            lb->line = t->line;
+            lb->col = t->col;
+            next(p);
+            next(p);
+            end_srcstmt(p);
+            continue;
+        }
+        break;
+    }
+    const asm_tok *t = peek(p);
+    bool nop = is_punct(t, '|') && peek2(p)->kind == TK_NUM;
+    if (!nop && at_stmt_end(p))
+        return 0;
+    int rc = add_srcstmt(p, t);
+    if (rc)
+        return rc;
+    if (t->kind == TK_NUM && is_punct(peek2(p), '*') && is_punct(&p->t[p->i + 2], '|')) {
+        /* the repetition itself is not a statement; its body's are */
+        p->prog->n_stmts--;
+        return parse_rep(p);
+    }
+    if (nop) {
+        rc = parse_nop(p);
+    } else if (t->kind == TK_IDENT && p->text[t->pos] == '.') {
+        rc = parse_directive(p);
+    } else {
+        rc = parse_insn(p);
+    }
+    if (rc)
+        return rc;
+    end_srcstmt(p);
+    if (!at_stmt_end(p))
+        return fail_tok(p, peek(p), "expected end of statement");
+    return 0;
+}
+
+int asm_parse(const char *text, const asm_toks *toks, asm_prog *prog, asm_error *err)
+{
+    parser p = {.text = text, .t = toks->v, .prog = prog, .err = err};
+    prog->text = text;
+    for (;;) {
+        int rc = parse_stmt(&p);
+        if (rc)
+            return rc;
+        const asm_tok *t = peek(&p);
+        if (t->kind == TK_END)
+            return 0;
+        if (t->kind == TK_SEP) {
+            next(&p);
+            continue;
+        }
+        if (is_punct(t, '|'))
+            return asm_fail(err, text, t->line, t->col, "'|' outside a repetition");
+        return fail_tok(&p, t, "expected end of statement");
+    }
+}
