@@ -260,7 +260,7 @@ int options_parse(int argc, char **argv, int first, nb_options *o, char *err, si
             break;
         case OPT_LONG:
         case OPT_SIZE: {
-            long x;
+            long x = 0;
             int rc = parse_long(d, v, &x, err, errlen);
             if (rc)
                 return rc;
@@ -277,7 +277,7 @@ int options_parse(int argc, char **argv, int first, nb_options *o, char *err, si
             break;
         }
         case OPT_ENUM: {
-            int x;
+            int x = 0;
             int rc = parse_enum(d, v, &x, err, errlen);
             if (rc)
                 return rc;
