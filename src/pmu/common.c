@@ -190,7 +190,7 @@ static struct {
 
 static int write_file(const char *path, const char *text)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     ssize_t w = write(fd, text, strlen(text));
