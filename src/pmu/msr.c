@@ -19,6 +19,10 @@
  *   and PerfCntrGlobalStatusClr (0xC0000302), a write-only command that is not
  *   saved.  APERF/MPERF have no rdpmc index: listed as unavailable.
  *
+ * Paths take cfg->dev_root as a prefix; a regular file there stands in for
+ * the device (see msr_offset), which is how the tests check that every
+ * programmed MSR is restored.
+ *
  * User-space rdpmc needs CR4.PCE, which Linux sets for every task only with
  * rdpmc=2 in sysfs (there is no perf event here to make it per task), so nb
  * sets that for the run as well. */
@@ -28,6 +32,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pmu/advice.h"
@@ -300,9 +305,19 @@ static void msr_path(const pmu_config *cfg, char *buf, size_t len)
              cfg->cpu_index);
 }
 
+/* The msr device takes the MSR number as the file offset.  A regular file
+ * standing in for it (tests, under dev_root) cannot overlap 8-byte values at
+ * consecutive offsets, so there MSR m lives at byte 8*m. */
+static off_t msr_offset(int fd, uint32_t msr)
+{
+    struct stat sb;
+    return fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? (off_t)msr * 8 : (off_t)msr;
+}
+
 static int msr_rw(bool write, int fd, uint32_t msr, uint64_t *val, const pmu_config *cfg)
 {
-    ssize_t r = write ? pwrite(fd, val, 8, msr) : pread(fd, val, 8, msr);
+    off_t off = msr_offset(fd, msr);
+    ssize_t r = write ? pwrite(fd, val, 8, off) : pread(fd, val, 8, off);
     if (r == 8)
         return 0;
     int e = r < 0 ? errno : EIO;
