@@ -23,6 +23,10 @@
  * the device (see msr_offset), which is how the tests check that every
  * programmed MSR is restored.
  *
+ * MSR writes act on the CPU, not on a process: open() and close() may (and
+ * should) run in the parent, around the pinned child's run, so that a child
+ * killed by a fault cannot leave the PMU programmed.
+ *
  * User-space rdpmc needs CR4.PCE, which Linux sets for every task only with
  * rdpmc=2 in sysfs (there is no perf event here to make it per task), so nb
  * sets that for the run as well. */

@@ -9,7 +9,13 @@
  * pid = 0, cpu = cfg->cpu_index: open() must be called by the process that
  * runs the benchmark (the pinned child), after pinning.  The events count
  * that task only, and only on that CPU, so a migrated run cannot silently
- * read another CPU's counters.  This needs perf_event_paranoid <= 2 only.
+ * read another CPU's counters.  This needs perf_event_paranoid <= 2 only,
+ * and the fds die with the child, so a crashing benchmark leaks nothing.
+ * The one system setting this backend may change, sysfs rdpmc 0 -> 2 (root
+ * only), would be lost if the child died before close(): the runner should
+ * call pmu_rdpmc_enable() (common.h) in the parent before forking and undo
+ * it with pmu_rdpmc_restore() from its restore registry; open() in the child
+ * then finds rdpmc on and changes nothing.
  *
  * Raw encodings (PERF_TYPE_RAW, or the core PMU's dynamic type on hybrid
  * parts) carry event select, umask, edge, any, inv and cmask; USR/OS come
