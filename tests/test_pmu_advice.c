@@ -76,6 +76,8 @@ static void test_rdpmc_off(void **st)
     const char *m = fmt(PMU_OP_PERF_RDPMC, 0, &si);
     assert_int_equal(strncmp(m, "X: ", 3), 0);   /* no strerror for err 0 */
     assert_non_null(strstr(m, "echo 2 > /sys/bus/event_source/devices/cpu/rdpmc"));
+    si.rdpmc = 1;   /* the msr backend has no perf event: needs 2 */
+    assert_non_null(strstr(fmt(PMU_OP_PERF_RDPMC, 0, &si), "msr backend needs 'echo 2 >"));
 }
 
 static void test_msr_not_loaded(void **st)

@@ -140,6 +140,10 @@ static const char *advice(pmu_op op, int err, const pmu_sysinfo *si, char *tmp, 
             return "user-space rdpmc is disabled (/sys/bus/event_source/devices/cpu/rdpmc "
                    "is 0): as root run 'echo 2 > /sys/bus/event_source/devices/cpu/rdpmc' "
                    "(nb does this itself for the run when it runs as root)";
+        if (si->rdpmc == 1)
+            return "rdpmc=1 allows user-space rdpmc only to tasks with their own perf "
+                   "events; the msr backend needs 'echo 2 > "
+                   "/sys/bus/event_source/devices/cpu/rdpmc' (nb does it when run as root)";
         return "the kernel does not allow user-space rdpmc for this event "
                "(/sys/bus/event_source/devices/cpu/rdpmc must be 1 or 2)";
     case PMU_OP_PERF_INDEX:
