@@ -49,6 +49,21 @@ static void test_intel_os_and_slots(void **st)
     free(text);
 }
 
+/* A CPU that reports no fixed counters gets RDTSC only, and no write to
+ * IA32_FIXED_CTR_CTRL (which would fault there). */
+static void test_intel_without_fixed_counters(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_skylake_x();
+    ci.n_fixed_counters = 0;
+    pmu_config cfg = fx_config(&ci, 0, true);
+    char *text = fx_dry_run(&pmu_msr_backend, &cfg, NULL, 0);
+    assert_non_null(strstr(text, "read name=RDTSC rdtsc\n"));
+    assert_null(strstr(text, "0x38D"));
+    assert_null(strstr(text, "Core cycles"));
+    free(text);
+}
+
 static void test_amd_dry_run(void **st)
 {
     (void)st;
@@ -266,6 +281,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_intel_dry_run),
         cmocka_unit_test(test_intel_os_and_slots),
+        cmocka_unit_test(test_intel_without_fixed_counters),
         cmocka_unit_test(test_amd_dry_run),
         cmocka_unit_test(test_amd_legacy_dry_run),
         cmocka_unit_test(test_intel_open_restores),

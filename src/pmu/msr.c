@@ -120,12 +120,40 @@ static bool amd_ext(const cpu_info *ci)
     return ci->n_gp_counters > 4 || ci->pmu_version >= 2;
 }
 
+/* The fixed-counter group on Intel: RDTSC, then fixed counters 0-2 (and 3,
+ * topdown slots) counting USR/OS as asked.  Returns their GLOBAL_CTRL bits. */
+static uint64_t intel_fixed(const pmu_config *cfg, msr_prog *p)
+{
+    static const char *const names[] = {"Instructions retired", "Core cycles",
+                                        "Reference cycles", "Topdown slots"};
+    const cpu_info *ci = cfg->cpu;
+    uint64_t usr = cfg->count_usr, os = cfg->count_os, ctrl = 0, enable = 0;
+    unsigned fwidth = ci->fixed_counter_width ? ci->fixed_counter_width : 48;
+    /* A CPU may have fewer (PMU v1, some VMs); an all-zero cpu_info (a dry
+     * run for a made-up CPU) gets the usual three. */
+    unsigned nf = ci->has_topdown_slots ? 4 : 3;
+    if (ci->pmu_version != 0 && ci->n_fixed_counters < nf)
+        nf = ci->n_fixed_counters;
+    add_ctr(p, "RDTSC", PMU_READ_RDTSC, 0, 64, NULL);
+    if (nf == 0)
+        return 0;
+    for (unsigned i = 0; i < nf; i++)
+        ctrl |= (os | usr << 1) << (4 * i);   /* per counter: bit0 OS, bit1 USR */
+    add_op(p, IA32_FIXED_CTR_CTRL, ctrl, true, "IA32_FIXED_CTR_CTRL: fixed counters 0-%u count%s%s",
+           nf - 1, usr ? " USR" : "", os ? " OS" : "");
+    for (unsigned i = 0; i < nf; i++) {
+        add_op(p, IA32_FIXED_CTR0 + i, 0, true, "IA32_FIXED_CTR%u (%s) = 0", i, names[i]);
+        add_ctr(p, names[i], PMU_READ_RDPMC, (1u << 30) | i, fwidth, NULL);
+        enable |= UINT64_C(1) << (32 + i);
+    }
+    return enable;
+}
+
 static int build_intel(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p)
 {
     const cpu_info *ci = cfg->cpu;
     unsigned n_gp = pmu_usable_counters(cfg, false);
     unsigned width = ci->gp_counter_width ? ci->gp_counter_width : 48;
-    unsigned fwidth = ci->fixed_counter_width ? ci->fixed_counter_width : 48;
     bool global = ci->pmu_version >= 2 || ci->pmu_version == 0;
     uint64_t usr = cfg->count_usr, os = cfg->count_os;
     int idx[PMU_MAX_GP];
@@ -134,23 +162,8 @@ static int build_intel(const pmu_config *cfg, const pmu_group_plan *g, msr_prog 
     if (global)
         add_op(p, IA32_PERF_GLOBAL_CTRL, 0, true,
                "IA32_PERF_GLOBAL_CTRL: stop every counter while programming");
-    if (g->n_events == 0 && cfg->fixed_counters) {
-        unsigned nf = ci->has_topdown_slots ? 4 : 3;
-        uint64_t ctrl = 0;
-        for (unsigned i = 0; i < nf; i++)
-            ctrl |= (os | usr << 1) << (4 * i);   /* per counter: bit0 OS, bit1 USR */
-        add_op(p, IA32_FIXED_CTR_CTRL, ctrl, true,
-               "IA32_FIXED_CTR_CTRL: fixed counters 0-%u count%s%s", nf - 1,
-               usr ? " USR" : "", os ? " OS" : "");
-        static const char *const names[] = {"Instructions retired", "Core cycles",
-                                            "Reference cycles", "Topdown slots"};
-        add_ctr(p, "RDTSC", PMU_READ_RDTSC, 0, 64, NULL);
-        for (unsigned i = 0; i < nf; i++) {
-            add_op(p, IA32_FIXED_CTR0 + i, 0, true, "IA32_FIXED_CTR%u (%s) = 0", i, names[i]);
-            add_ctr(p, names[i], PMU_READ_RDPMC, (1u << 30) | i, fwidth, NULL);
-            enable |= UINT64_C(1) << (32 + i);
-        }
-    }
+    if (g->n_events == 0 && cfg->fixed_counters)
+        enable |= intel_fixed(cfg, p);
     if (g->n_events && pmu_assign_counters(ci->vendor, g->events, g->n_events, n_gp, idx) < 0) {
         pmu_error_set("group of %zu events does not fit %u counters", g->n_events, n_gp);
         return NB_EUNSUPPORTED;
