@@ -74,7 +74,7 @@ check-data:
 	gen/check_data.sh
 
 bench: $(BUILD)/nb
-	@for b in bench/*; do [ -x "$$b" ] && "$$b"; done
+	@for b in bench/*; do [ -x "$$b" ] && BUILD=$(BUILD) ZYDIS_DIR=$(ZYDIS_DIR) CC=$(CC) "$$b"; done
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/nb $(BUILD)/gentables build/asan build/fuzz
