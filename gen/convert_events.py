@@ -83,14 +83,17 @@ COMMON_INTEL = [
     r'MEM_LOAD_(UOPS_)?RETIRED\.(L2_HIT|L2_MISS|L1_HIT|L1_MISS|L3_HIT|L3_MISS)',
 ]
 COMMON_AMD = [
-    r'LS_NOT_HALTED_CYC', r'EX_RET_INSTR', r'EX_RET_OPS', r'EX_RET_BRN', r'EX_RET_BRN_MISP',
+    r'LS_NOT_HALTED_CYC', r'EX_RET_INSTR', r'EX_RET_OPS', r'EX_RET_COPS', r'EX_RET_BRN', r'EX_RET_BRN_MISP',
     r'EX_RET_BRN_TKN', r'FPU_PIPE_ASSIGNMENT\.TOTAL\d?', r'FP_.*PIPE_ASSIGN.*',
     r'DE_SRC_OP_DISP\..*', r'DE_DIS_(UOPS|OPS|COPS)_FROM_DECODER\..*', r'OP_CACHE_HIT_MISS\..*',
     r'UOPS_DISPATCHED', r'LS_DISPATCH\..*', r'DE_NO_DISPATCH_PER_SLOT\..*',
     r'LS_DC_ACCESSES', r'ALL_DC_ACCESSES', r'LS_MAB_ALLOC\.(LOADS|LOAD_STORE_ALLOCATIONS)',
     r'L2_CACHE_REQ_STAT\.(LS_RD_BLK_.*|IC_DC_HIT_IN_L2|IC_DC_MISS_IN_L2|DC_.*)',
-    r'LS_(DMND_FILLS|REFILLS)_FROM_SYS\..*', r'IC_FW32', r'IC_FW32_MISS',
-    r'IC_TAG_HIT_MISS\.INSTRUCTION_CACHE_(HIT|MISS)',
+    # where L1 data misses were served: L2, the rest of the CCX, DRAM, all
+    r'LS_DMND_FILLS_FROM_SYS\.(LCL_L2|LOCAL_L2|INT_CACHE|LOCAL_CCX|MEM_IO_LOCAL|DRAM_IO_ALL|ALL)',
+    r'LS_REFILLS_FROM_SYS\.LS_MABRESP_LCL_(L2|CACHE|DRAM)', r'IC_FW32', r'IC_FW32_MISS',
+    r'IC_TAG_HIT_MISS\.INSTRUCTION_CACHE_(HIT|MISS)', r'IC_OC_MODE_SWITCH\..*',
+    r'FP_RET_SSE_AVX_OPS\.ALL', r'FP_RET_X87_FP_OPS\.ALL',   # Zen 3+: no pipe assignment
 ]
 
 # The AMD copy in ../shared lacks amdzen5/execution.json, so Zen 5 would
@@ -195,8 +198,15 @@ def write_cfg(path, header, rows):
 
 
 def common_rows(rows, pats):
+    """Rows whose name matches; one per encoding (CPU_CLK_UNHALTED.THREAD_P
+    and .CORE_P are the same counter setting, measuring both wastes one)."""
     rx = re.compile('|'.join('(?:%s)' % p for p in pats))
-    return [r for r in rows if rx.fullmatch(r[1])]
+    out, specs = [], set()
+    for r in rows:
+        if rx.fullmatch(r[1]) and r[0] not in specs:
+            specs.add(r[0])
+            out.append(r)
+    return out
 
 
 def expand_mapfile(rows, vendor_key, fam_fmt):
