@@ -148,8 +148,13 @@ def intel_event(e):
     codes = [num(c) for c in e['EventCode'].split(',')]
     if codes[0] == 0:
         return None
-    umask = num(e['UMask'].split(',')[0])
-    spec = '%s.%02X' % (fmt_sel(codes[0], False), umask)
+    umasks = [num(u) for u in e['UMask'].split(',')]
+    idx = [num(x) for x in (e.get('MSRIndex') or '0').split(',')]
+    # Lists ("0xB7, 0xBB" / "0x01,0x02") pair with the offcore MSRs 0x1A6 and
+    # 0x1A7 in order; an event that only names 0x1A7 uses the second pair.
+    pick = -1 if idx == [0x1A7] else 0
+    umask = umasks[pick]
+    spec = '%s.%02X' % (fmt_sel(codes[pick], False), umask)
     if num(e.get('CounterMask')):
         spec += '.CMSK=%d' % num(e['CounterMask'])
     if e.get('AnyThread') == '1':
@@ -158,13 +163,15 @@ def intel_event(e):
         spec += '.EDG'
     if e.get('Invert') == '1':
         spec += '.INV'
-    if e.get('TakenAlone') == '1':
+    # An event that needs an extra MSR (offcore response, load latency,
+    # front-end) shares that one MSR with every other such event, so it must
+    # run alone, as nanoBench's own offcore configs mark it.
+    if e.get('TakenAlone') == '1' or idx[0] in (0x1A6, 0x1A7, 0x3F6, 0x3F7):
         spec += '.TakenAlone'
     ctrs = (e.get('Counter') or '').replace(' ', '')
     if re.fullmatch(r'\d+', ctrs):
         spec += '.CTR=%s' % ctrs
     kind = 'core'
-    idx = [num(x) for x in (e.get('MSRIndex') or '0').split(',')]
     val = num(e.get('MSRValue'))
     if idx[0] == 0x3F6:
         spec += '.MSR_3F6H=0x%X' % val
@@ -174,7 +181,7 @@ def intel_event(e):
         spec += '.MSR_RSP0=0x%X' % val
         kind = 'offcore'
     elif idx[0] == 0x1A7:
-        spec = '%02X.%02X' % (codes[-1], umask) + spec[5:] + '.MSR_RSP1=0x%X' % val
+        spec += '.MSR_RSP1=0x%X' % val
         kind = 'offcore'
     elif idx[0] != 0:
         return None   # 0x3E0.. (4 events): no nanoBench field for them
