@@ -283,6 +283,81 @@ static void test_unknown_vendor(void **st)
     assert_int_equal(ci.n_gp_counters, 0);
 }
 
+/* Recorded with CPUID on real machines (leaf: eax ebx ecx edx). */
+static void load_recorded(const uint32_t (*rows)[5], size_t n)
+{
+    reset();
+    for (size_t i = 0; i < n; i++)
+        put(rows[i][0], 0, rows[i][1], rows[i][2], rows[i][3], rows[i][4]);
+}
+
+/* An Emerald Rapids (model 0xCF) guest whose hypervisor hides the PMU (leaf 0xA zero). */
+static const uint32_t spr_vm[][5] = {
+    {0x00000000, 0x00000020, 0x756e6547, 0x6c65746e, 0x49656e69},
+    {0x00000001, 0x000c06f2, 0x06100800, 0xfffa3203, 0x1f8bfbff},
+    {0x00000007, 0x00000002, 0xf1bf27eb, 0x1b415fde, 0xbfd14410},
+    {0x0000000a, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x0000001a, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x80000000, 0x80000008, 0x00000000, 0x00000000, 0x00000000},
+    {0x80000001, 0x00000000, 0x00000000, 0x00000121, 0x2c100800},
+    {0x80000002, 0x65746e49, 0x2952286c, 0x6f655820, 0x2952286e},
+    {0x80000003, 0x6f725020, 0x73736563, 0x0000726f, 0x00000000},
+    {0x80000004, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x80000007, 0x00000000, 0x00000000, 0x00000000, 0x00000100},
+};
+
+/* The development VM: a Zen 5 (Turin) guest, 4 legacy counters reported. */
+static const uint32_t zen5_vm[][5] = {
+    {0x00000000, 0x0000000d, 0x68747541, 0x444d4163, 0x69746e65},
+    {0x00000001, 0x00b00f21, 0x87fe0800, 0xfed83203, 0x178bfbff},
+    {0x00000007, 0x00000001, 0xf1bb03a9, 0x18005f42, 0x00000110},
+    {0x80000000, 0x80000021, 0x68747541, 0x444d4163, 0x69746e65},
+    {0x80000001, 0x00b00f21, 0x40000000, 0x440001f1, 0x25d3fbff},
+    {0x80000002, 0x6469784f, 0x69562065, 0x61757472, 0x7554206c},
+    {0x80000003, 0x2d6e6972, 0x656b696c, 0x6f725020, 0x73736563},
+    {0x80000004, 0x2020726f, 0x20202020, 0x20202020, 0x00202020},
+    {0x80000007, 0x00000000, 0x00000000, 0x00000000, 0x00000100},
+};
+
+static void test_recorded_emerald_rapids_vm(void **st)
+{
+    (void)st;
+    cpu_info ci;
+    load_recorded(spr_vm, sizeof spr_vm / sizeof spr_vm[0]);
+    cpu_detect_with(fake_cpuid, &ci);
+    assert_int_equal(ci.vendor, CPU_VENDOR_INTEL);
+    assert_int_equal(ci.family, 6);
+    assert_int_equal(ci.model, 0xCF);   /* Emerald Rapids */
+    assert_int_equal(ci.stepping, 2);
+    assert_string_equal(ci.brand, "Intel(R) Xeon(R) Processor");
+    assert_false(ci.hybrid);
+    assert_true(ci.hypervisor);
+    assert_int_equal(ci.pmu_version, 0);
+    assert_int_equal(ci.n_gp_counters, 0);
+    assert_true(ci.has_avx512f);
+    assert_true(ci.has_rdtscp);
+    assert_true(ci.has_invariant_tsc);
+    assert_int_equal(g_asked_beyond_max, 0);
+}
+
+static void test_recorded_zen5_vm(void **st)
+{
+    (void)st;
+    cpu_info ci;
+    load_recorded(zen5_vm, sizeof zen5_vm / sizeof zen5_vm[0]);
+    cpu_detect_with(fake_cpuid, &ci);
+    assert_int_equal(ci.vendor, CPU_VENDOR_AMD);
+    assert_int_equal(ci.family, 0x1A);
+    assert_int_equal(ci.model, 0x02);
+    assert_int_equal(ci.stepping, 1);
+    assert_string_equal(ci.brand, "Oxide Virtual Turin-like Processor");
+    assert_true(ci.hypervisor);
+    assert_int_equal(ci.pmu_version, 1);   /* no 0x80000022: PerfMonV2 not shown */
+    assert_int_equal(ci.n_gp_counters, 4); /* PerfCtrExtCore hidden by the VM */
+    assert_true(ci.has_avx512f);
+    assert_int_equal(g_asked_beyond_max, 0);
+}
+
 /* The real instruction on this machine: whatever it is, the vendor string
  * is 12 printable characters and leaf 0 answers. */
 static void test_real_cpuid(void **st)
@@ -307,6 +382,8 @@ int main(void)
         cmocka_unit_test(test_amd_legacy_counters),
         cmocka_unit_test(test_intel_vm_without_pmu),
         cmocka_unit_test(test_unknown_vendor),
+        cmocka_unit_test(test_recorded_emerald_rapids_vm),
+        cmocka_unit_test(test_recorded_zen5_vm),
         cmocka_unit_test(test_real_cpuid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

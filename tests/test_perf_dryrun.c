@@ -1,0 +1,270 @@
+/* Tests for the perf_event backend: encodings, grouping, every
+ * perf_event_attr field through dry runs compared with tests/pmu/NAME.expected
+ * (NB_REGEN=1 rewrites them), and the real open path with its advice. */
+#include "pmu_fixtures.h"
+
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pmu/advice.h"
+#include "pmu/common.h"
+#include "status.h"
+
+static void test_intel_encoding(void **st)
+{
+    (void)st;
+    nb_event e = fx_event("RS_EVENTS.EMPTY_END", 0x5E, 0x01);
+    e.cmask = 1, e.edge = true, e.inv = true;
+    /* event | umask<<8 | edge<<18 | inv<<23 | cmask<<24 */
+    assert_int_equal(pmu_event_config(CPU_VENDOR_INTEL, &e), 0x184015E);
+    nb_event a = fx_event("INT_MISC.RECOVERY_CYCLES_ANY", 0x0D, 0x01);
+    a.any = true;
+    assert_int_equal(pmu_event_config(CPU_VENDOR_INTEL, &a), 0x20010D);
+}
+
+static void test_amd_encoding(void **st)
+{
+    (void)st;
+    /* EventSelect[11:8] goes to config bits 35:32. */
+    nb_event e = fx_event("ex_ret_ucode_ops", 0x1C2, 0x00);
+    assert_int_equal(pmu_event_config(CPU_VENDOR_AMD, &e), 0x1000000C2ULL);
+    nb_event f = fx_event("fp_ret_sse_avx_ops.all", 0x003, 0x1F);
+    f.cmask = 2, f.inv = true;
+    assert_int_equal(pmu_event_config(CPU_VENDOR_AMD, &f), 0x2801F03);
+    /* AnyT has no AMD bit: it is never encoded there. */
+    f.any = true;
+    assert_int_equal(pmu_event_config(CPU_VENDOR_AMD, &f), 0x2801F03);
+}
+
+static void test_intel_grouping(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 2, true);
+    nb_event ev[32];
+    size_t n = fx_intel_events(ev);
+    pmu_plan plan;
+    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, n, &plan), 0);
+    /* fixed | 4 core | rsp0+rsp1 | load latency alone | frontend alone |
+     * CTR=2 | CTR=2 + rsp0 | rsp0 with another value */
+    static const size_t sizes[] = {0, 4, 2, 1, 1, 1, 2, 1};
+    assert_int_equal(plan.n_groups, sizeof sizes / sizeof sizes[0]);
+    for (size_t i = 0; i < plan.n_groups; i++)
+        assert_int_equal(plan.groups[i].n_events, sizes[i]);
+    assert_string_equal(plan.groups[3].events[0].name, "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4");
+    /* File order is kept across groups. */
+    size_t k = 0;
+    for (size_t g = 0; g < plan.n_groups; g++)
+        for (size_t i = 0; i < plan.groups[g].n_events; i++)
+            assert_string_equal(plan.groups[g].events[i].name, ev[k++].name);
+    assert_int_equal(k, n);
+    fx_plan_free(&plan);
+}
+
+static void test_no_fixed_group_without_option(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 0, false);
+    nb_event ev = fx_event("UOPS_ISSUED.ANY", 0x0E, 0x01);
+    pmu_plan plan;
+    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan), 0);
+    assert_int_equal(plan.n_groups, 1);
+    assert_int_equal(plan.groups[0].n_events, 1);
+    fx_plan_free(&plan);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, NULL, 0, &plan), 0);
+    assert_int_equal(plan.n_groups, 0);
+}
+
+static void test_ctr_out_of_range(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 0, false);
+    nb_event ev = fx_event("X", 0x48, 0x01);
+    ev.ctr = 4;
+    pmu_plan plan;
+    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan), NB_EINPUT);
+    assert_non_null(strstr(pmu_last_error(), "CTR=4"));
+    assert_non_null(strstr(pmu_last_error(), "4 programmable counters"));
+}
+
+static void test_two_extra_msrs_rejected(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 0, false);
+    nb_event ev = fx_event("BAD", 0xB7, 0x01);
+    ev.has_msr_rsp0 = ev.has_msr_3f6h = true;
+    pmu_plan plan;
+    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan), NB_EINPUT);
+    assert_non_null(strstr(pmu_last_error(), "BAD"));
+}
+
+static void test_intel_dry_run(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 2, true);
+    nb_event ev[32];
+    size_t n = fx_intel_events(ev);
+    char *text = fx_dry_run(&pmu_perf_backend, &cfg, ev, n);
+    fx_golden("perf_skylake", text);
+    free(text);
+}
+
+static void test_intel_topdown_dry_run(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_icelake();
+    pmu_config cfg = fx_config(&ci, 0, true);
+    cfg.count_os = true;
+    nb_event ev = fx_event("UOPS_ISSUED.ANY", 0x0E, 0x01);
+    char *text = fx_dry_run(&pmu_perf_backend, &cfg, &ev, 1);
+    assert_non_null(strstr(text, "name=Topdown slots\n"));
+    fx_golden("perf_icelake_fixed", text);
+    free(text);
+}
+
+static void test_amd_dry_run(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_zen4();
+    pmu_config cfg = fx_config(&ci, 3, true);
+    nb_event ev[32];
+    size_t n = fx_amd_events(ev);
+    char *text = fx_dry_run(&pmu_perf_backend, &cfg, ev, n);
+    fx_golden("perf_zen4", text);
+    free(text);
+}
+
+/* An offcore value on an event the kernel does not attach it to is refused
+ * with a clear message instead of being silently dropped. */
+static void test_offcore_on_wrong_event(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 0, false);
+    nb_event ev = fx_event("WRONG", 0x0E, 0x01);
+    ev.has_msr_rsp0 = true, ev.msr_rsp0 = 1;
+    char *text = fx_dry_run(&pmu_perf_backend, &cfg, &ev, 1);
+    assert_non_null(strstr(text, "error=WRONG: the kernel writes MSR_OFFCORE_RSP_0 only for event 0xB7"));
+    free(text);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_text(const char *path)
+{
+    static char buf[64];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* rdpmc switch on a fake sysfs tree: root turns 0 into 2 and puts 0 back;
+ * anyone else gets advice that names the file. */
+static void test_rdpmc_switch(void **st)
+{
+    (void)st;
+    char root[] = "/tmp/nb-pmu-test-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char path[512], dir[256];
+    snprintf(dir, sizeof dir, "%s/sys/bus/event_source/devices/cpu", root);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/rdpmc", dir);
+    write_text(path, "0\n");
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 0, false);
+    cfg.sysfs_root = root;
+    int rc = pmu_rdpmc_enable(&cfg, false);
+    if (geteuid() == 0) {
+        assert_int_equal(rc, 1);
+        assert_string_equal(read_text(path), "2");
+        pmu_rdpmc_restore();
+        assert_string_equal(read_text(path), "0");
+    } else {
+        assert_int_equal(rc, NB_ESYSTEM);
+        assert_non_null(strstr(pmu_last_error(), "echo 2 >"));
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The real kernel: either the event opens and yields an rdpmc index, or the
+ * failure comes with advice (on a VM without PMU: says so and names -backend
+ * tsc). */
+static void test_real_open(void **st)
+{
+    (void)st;
+    cpu_info ci;
+    cpu_detect(&ci);
+    pmu_config cfg = fx_config(&ci, 0, false);
+    cfg.sysfs_root = "";
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int i = 0; i < CPU_SETSIZE; i++)
+            if (CPU_ISSET(i, &set)) {
+                cfg.cpu_index = i;
+                break;
+            }
+    nb_event ev = fx_event("INST_RETIRED", 0xC0, 0x00);
+    pmu_group_plan gp = {&ev, 1};
+    pmu_group g;
+    int rc = pmu_perf_backend.open(&cfg, &gp, &g);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", pmu_last_error());
+    char why[1024] = "";
+    int prc = pmu_perf_backend.probe(&cfg, why, sizeof why);
+    if (rc == 0) {
+        assert_int_equal(g.n_ctr, 1);
+        assert_int_equal(g.ctr[0].read, PMU_READ_RDPMC);
+        assert_true(g.ctr[0].width >= 32);
+        pmu_perf_backend.close(&g);
+        print_message("perf_event opened: rdpmc works here\n");
+        return;
+    }
+    assert_int_equal(rc, NB_ESYSTEM);
+    print_message("perf open failed as expected here: %s\n", msg);
+    assert_non_null(strstr(msg, "perf_event_open(INST_RETIRED"));
+    assert_int_not_equal(prc, 0);
+    assert_true(strlen(why) > 0);
+    if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0 &&
+        access("/sys/bus/event_source/devices/cpu_core", F_OK) != 0) {
+        assert_non_null(strstr(msg, "no hardware PMU"));
+        assert_non_null(strstr(msg, "-backend tsc"));
+        assert_non_null(strstr(why, "no hardware PMU"));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_intel_encoding),
+        cmocka_unit_test(test_amd_encoding),
+        cmocka_unit_test(test_intel_grouping),
+        cmocka_unit_test(test_no_fixed_group_without_option),
+        cmocka_unit_test(test_ctr_out_of_range),
+        cmocka_unit_test(test_two_extra_msrs_rejected),
+        cmocka_unit_test(test_intel_dry_run),
+        cmocka_unit_test(test_intel_topdown_dry_run),
+        cmocka_unit_test(test_amd_dry_run),
+        cmocka_unit_test(test_offcore_on_wrong_event),
+        cmocka_unit_test(test_rdpmc_switch),
+        cmocka_unit_test(test_real_open),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
