@@ -77,6 +77,8 @@ COMMON_INTEL = [
     r'UOPS_RETIRED\.(ALL|SLOTS|RETIRE_SLOTS|ANY)',
     r'UOPS_(DISPATCHED|EXECUTED)_PORT\.PORT_\d+(_CORE)?',            # per port (NHM..SKL)
     r'UOPS_DISPATCHED\.PORT_[0-9_]+',                                # per port (ICL+)
+    r'UOPS_DISPATCHED\.(ALU|LOAD|STA|STD|JMP|SHIFT|SLOW|INT_EU_ALL)',  # per unit (Lion Cove+)
+    r'TOPDOWN_(FE_BOUND|BE_BOUND|BAD_SPECULATION|RETIRING)\.ALL',     # E cores: slot accounting
     r'IDQ\.(MITE_UOPS|DSB_UOPS|MS_UOPS)', r'LSD\.UOPS',               # front-end delivery
     r'BR_INST_RETIRED\.(ALL_BRANCHES|ANY)', r'BR_MISP_RETIRED\.(ALL_BRANCHES|ANY)',
     r'MEM_LOAD_(UOPS_)?RETIRED\.(L[123]D?_(HIT|MISS)|LLC_(UNSHARED_)?HIT|LLC_MISS)',
