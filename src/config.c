@@ -235,7 +235,9 @@ int event_parse_spec(const char *spec, const char *name, nb_event *ev, nb_config
 }
 
 /* Walk text line by line; for each non-blank, non-comment line split off the
- * comment and hand the rest to per_line. */
+ * comment and hand the rest to per_line.  The comment handed on is the
+ * line's own trailing one, else the comment line right above it: nanoBench's
+ * own config files describe each event on a '#' line before it. */
 typedef int (*line_fn)(void *ctx, const char *body, size_t n, int line, const char *comment,
                        nb_config_error *err);
 
@@ -248,6 +250,7 @@ static int walk_lines(const char *text, const char *file, line_fn per_line, void
         err->message[0] = '\0';
     }
     int line = 0;
+    char above[512] = "";   /* the comment-only line just before, if any */
     const char *p = text;
     while (*p) {
         line++;
@@ -268,12 +271,15 @@ static int walk_lines(const char *text, const char *file, line_fn per_line, void
         while (be > b && isspace((unsigned char)be[-1]))
             be--;
         if (b < be) {
-            int rc = per_line(ctx, b, (size_t)(be - b), line, comment, err);
+            int rc = per_line(ctx, b, (size_t)(be - b), line, comment[0] ? comment : above, err);
             if (rc) {
                 if (err && err->line == 0)
                     err->line = line;
                 return rc;
             }
+            above[0] = '\0';
+        } else {
+            memcpy(above, comment, sizeof above);   /* "" for a blank line */
         }
         p = eol ? eol + 1 : end;
     }

@@ -70,9 +70,10 @@ int config_parse_file(const char *path, nb_event_list *list,
                       nb_config_error *err);
 
 /* The one line-walker behind config_parse_text: calls fn for every event line
- * with the parsed event, the 1-based line number and the trimmed text after
- * '#' on that line ("" if none; the build-time generator keeps it as the
- * event's description).  A nonzero return from fn stops the walk and is
+ * with the parsed event, the 1-based line number and its description: the
+ * trimmed text after '#' on that line, else the text of a comment-only line
+ * right above it (nanoBench's style), else "".  The build-time generator
+ * keeps it as the event's description.  A nonzero return from fn stops the walk and is
  * returned.  (Additive to the original contract; used by gen/gentables.c.) */
 typedef int (*config_line_fn)(void *ctx, const nb_event *ev, int line,
                               const char *comment);

@@ -179,15 +179,19 @@ static void test_config_errors_name_the_line(void **state)
     expect_config_error("0E.01 A B\n", 1, "unexpected text");
 }
 
+typedef struct {
+    int seen;
+    const char *want[4];   /* expected comment per event, in order */
+} walk_expect;
+
 static int count_cb(void *ctx, const nb_event *ev, int line, const char *comment)
 {
     (void)ev;
-    int *seen = ctx;
-    if (line == 2)
-        assert_string_equal(comment, "first one");
-    if (line == 3)
-        assert_string_equal(comment, "");
-    (*seen)++;
+    (void)line;
+    walk_expect *w = ctx;
+    assert_true(w->seen < 4);
+    assert_string_equal(comment, w->want[w->seen]);
+    w->seen++;
     return 0;
 }
 
@@ -202,11 +206,19 @@ static int reject_cb(void *ctx, const nb_event *ev, int line, const char *commen
 static void test_walk_passes_comments_and_stops(void **state)
 {
     (void)state;
-    int seen = 0;
     nb_config_error err;
-    assert_int_equal(config_walk_text("#x\n0E.01 A #  first one \n0E.02 B\n", "w", count_cb,
-                                      &seen, &err), 0);
-    assert_int_equal(seen, 2);
+    walk_expect w1 = {0, {"first one", ""}};
+    assert_int_equal(config_walk_text("#x\n\n0E.01 A #  first one \n0E.02 B\n", "w", count_cb,
+                                      &w1, &err), 0);
+    assert_int_equal(w1.seen, 2);
+    /* A comment line right above describes the event (nanoBench's style);
+     * a blank line or an event in between breaks that; a trailing comment
+     * wins over the line above. */
+    walk_expect w2 = {0, {"first one", "", "own", ""}};
+    assert_int_equal(config_walk_text("# hdr\n#  first one\n0E.01 A\n0E.02 B\n# above\n"
+                                      "0E.03 C # own\n# gone\n\n0E.04 D\n", "w",
+                                      count_cb, &w2, &err), 0);
+    assert_int_equal(w2.seen, 4);
     assert_int_equal(config_walk_text("0E.01 A\n0E.02 BAD\n", "w", reject_cb, NULL, &err),
                      NB_EINPUT);
     assert_int_equal(err.line, 2);

@@ -12,6 +12,8 @@ const char evdb_strings[] =
     "FRONTEND_RETIRED.DSB_MISS" "\0"
     "AMD_STYLE_SELECT" "\0"
     "Three hex digits" "\0"
+    "DESCRIBED_ABOVE" "\0"
+    "Described on the line above, nanoBench style" "\0"
     "PKG_ENERGY" "\0"
     "LLC_LOOKUP_CBO_0" "\0";
 
@@ -23,23 +25,24 @@ const evdb_ev evdb_tab_events[] = {
     {115, 0, 0xCD, 0x01, 0, 0x18, 3, 2},
     {133, 0, 0xC6, 0x01, 0, 0x23, -1, 3},
     {159, 176, 0x1C0, 0x01, 0, 0x00, -1, 0},
+    {193, 209, 0xE, 0x02, 0, 0x00, -1, 0},
     {1, 17, 0xE, 0x01, 0, 0x00, -1, 0},
 };
-const size_t evdb_tab_n_events = 8;
+const size_t evdb_tab_n_events = 9;
 
 const uint64_t evdb_msr_values[] = {
     0x10001ull, 0x3FBFC00004ull, 0x4ull, 0x11ull,
 };
 
 const evdb_table_def evdb_tables[] = {
-    {"Tiny", "all", 1, 0, 7},
-    {"Tiny", "common", 1, 7, 1},
+    {"Tiny", "all", 1, 0, 8},
+    {"Tiny", "common", 1, 8, 1},
 };
 const size_t evdb_n_tables = 2;
 
 const evdb_msr_def evdb_msrs[] = {
-    {193, 0x611, 0, 0},
-    {204, 0x706, 0, 2},
+    {254, 0x611, 0, 0},
+    {265, 0x706, 0, 2},
 };
 
 const evdb_msr_write evdb_msr_writes[] = {
