@@ -373,7 +373,10 @@ int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_config_err
     }
     if (first || spec[0] == '+' || spec[n - 1] == '+' || strstr(spec, "++"))
         return fail(err, "-events", "'%s': empty part around '+'", spec);
-    snprintf(ev->name, sizeof ev->name, "%s", spec);
+    /* A plain name keeps the table's spelling; anything with modifiers or
+     * '+' is named as typed, so the output says what was measured. */
+    if (strcasecmp(ev->name, spec) != 0)
+        snprintf(ev->name, sizeof ev->name, "%s", spec);
     return 0;
 }
 
@@ -493,19 +496,23 @@ int evdb_list_uarchs(FILE *out)
         fprintf(out, "%-16s %-5s %5zu events (%zu common):", u, cpu_vendor_name(v),
                 evdb_count(u, EVDB_SET_ALL), evdb_count(u, EVDB_SET_COMMON));
         bool any = false;
+        int fam = -1;
         for (size_t m = 0; m < evdb_n_cpumap; m++) {
             const evdb_cpumap_def *c = &evdb_cpumap[m];
             if (strcmp(c->uarch, u) != 0)
                 continue;
-            fprintf(out, "%s family 0x%02X model 0x%02X", any ? "," : "", c->family, c->model_lo);
+            if (c->family != fam)
+                fprintf(out, "%s family 0x%02X model", any ? ";" : "", c->family);
+            fprintf(out, "%s 0x%02X", c->family == fam ? "," : "", c->model_lo);
+            fam = c->family;
             if (c->model_hi != c->model_lo)
                 fprintf(out, "-0x%02X", c->model_hi);
             if (c->step_lo != 0 || c->step_hi != 15)
                 fprintf(out, " stepping %u-%u", c->step_lo, c->step_hi);
             if (c->core_type)
-                fprintf(out, " (%s cores)", c->core_type == CPU_CORE_CORE ? "P"
-                                            : c->core_type == CPU_CORE_ATOM ? "E"
-                                                                            : "low-power E");
+                fprintf(out, " %s", c->core_type == CPU_CORE_CORE   ? "P-cores"
+                                    : c->core_type == CPU_CORE_ATOM ? "E-cores"
+                                                                    : "LP-E-cores");
             any = true;
         }
         fprintf(out, "%s\n", any ? "" : " (no CPU maps to it; use -uarch)");

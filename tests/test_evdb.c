@@ -221,6 +221,7 @@ static void test_modifiers_and_combination(void **state)
     assert_string_equal(ev.name, "UOPS_ISSUED.ANY.CMSK=1.INV");
     ev = lookup("Skylake", "uops_issued.any");
     assert_int_equal(ev.evtsel, 0x0E);
+    assert_string_equal(ev.name, "UOPS_ISSUED.ANY");   /* the table's spelling */
     nb_event a = lookup("Skylake", "L2_RQSTS.ALL_DEMAND_DATA_RD");
     nb_event b = lookup("Skylake", "L2_RQSTS.ALL_RFO");
     ev = lookup("Skylake", "L2_RQSTS.ALL_DEMAND_DATA_RD+L2_RQSTS.ALL_RFO");
@@ -413,8 +414,9 @@ static void test_listings(void **state)
     s = capture(list_uarchs, NULL);
     for (size_t t = 0; t < evdb_n_tables; t++)
         assert_non_null(strstr(s, evdb_tables[t].uarch));
-    assert_non_null(strstr(s, "family 0x1A model 0x00-0x2F"));
-    assert_non_null(strstr(s, "model 0x97 (E cores)"));
+    assert_non_null(strstr(s, "family 0x1A model 0x00-0x2F, 0x40-0x4F"));
+    assert_non_null(strstr(s, "model 0x97 E-cores, 0x9A E-cores"));
+    assert_non_null(strstr(s, "family 0x06 model 0x55 stepping 5-15"));
     free(s);
     cpu_info ci = make_cpu(A, 0x1A, 0x02, 1, 0, 0);
     s = capture(info_zen5, &ci);
