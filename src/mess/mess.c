@@ -343,7 +343,17 @@ static void sleep_ms(double ms)
     }
 }
 
+#define CHUNK 256   /* loads timed together: ~50 us from memory */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 typedef struct run_ctx {
+    uint32_t *chunk, *sorted;   /* per-chunk TSC ticks of one window */
+    size_t nchunk;              /* capacity: a window of 2 ns loads */
     mess_result *r;
     mess_traffic *t;
     void *chase;
@@ -362,18 +372,32 @@ static bool measure(run_ctx *c, mess_point *p)
     double core = mess_core_ghz(c->tsc_ghz);
     uint64_t window = (uint64_t)(r->window_ms * 1e6 * c->tsc_ghz);
     uint64_t b0 = c->t ? mess_traffic_bytes(c->t) : 0;
-    uint64_t t0 = mess_tsc(), t1, loads = 0;
+    uint64_t t0 = mess_tsc(), t1, prev = t0;
+    size_t n = 0;
     do {
-        c->chase = mess_chase_walk(c->chase, 1024);
-        loads += 1024;
+        c->chase = mess_chase_walk(c->chase, CHUNK);
         t1 = mess_tsc();
-    } while (t1 - t0 < window && !stop_flag);
+        c->chunk[n++] = (uint32_t)(t1 - prev < UINT32_MAX ? t1 - prev : UINT32_MAX);
+        prev = t1;
+    } while (t1 - t0 < window && n < c->nchunk && !stop_flag);
     uint64_t b1 = c->t ? mess_traffic_bytes(c->t) : 0;
     if (stop_flag)
         return false;
+    /* A chunk that took more than twice the median was preempted or hit an
+     * interrupt (the CPUs may be shared): its time is not load latency. */
+    memcpy(c->sorted, c->chunk, n * sizeof *c->chunk);
+    qsort(c->sorted, n, sizeof *c->sorted, cmp_u32);
+    uint64_t limit = 2 * (uint64_t)c->sorted[n / 2], sum = 0, kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c->chunk[i] <= limit) {
+            sum += c->chunk[i];
+            kept++;
+        }
+    r->chunks += n;
+    r->chunks_dropped += n - kept;
     double ns = (double)(t1 - t0) / c->tsc_ghz;
     int k = p->reps++;
-    p->rep_ns[k] = ns / (double)loads;
+    p->rep_ns[k] = (double)sum / c->tsc_ghz / (double)(kept * CHUNK);
     p->rep_cyc[k] = p->rep_ns[k] * core;
     p->rep_bw[k] = (double)(b1 - b0) / ns;   /* bytes per ns = GB/s */
     r->measured++;
@@ -388,6 +412,10 @@ static bool measure(run_ctx *c, mess_point *p)
 static int run(run_ctx *c)
 {
     mess_result *r = c->r;
+    /* Warm up: caches, TLBs and the clock reach their steady state. */
+    uint64_t w0 = mess_tsc();
+    while (mess_tsc() - w0 < (uint64_t)(200e6 * c->tsc_ghz) && !stop_flag)
+        c->chase = mess_chase_walk(c->chase, CHUNK);
     for (int rep = 0; rep < r->reps && !stop_flag; rep++) {
         if (c->t)
             mess_traffic_set(c->t, 100, -1, r->pad_kind);
@@ -609,8 +637,12 @@ int mess_main(int argc, char **argv, int first)
         if (st == 0) {
             c.tsc_ghz = mess_tsc_ghz();
             r.m.tsc_ghz = c.tsc_ghz;
+            c.nchunk = (size_t)(o.window_ms * 1e6 / (2.0 * CHUNK)) + 16;
+            c.chunk = malloc(2 * c.nchunk * sizeof *c.chunk);
+            c.sorted = c.chunk + c.nchunk;
             c.t0 = mono_s();
-            st = run(&c);
+            st = c.chunk ? run(&c) : NB_ENOMEM;
+            free(c.chunk);
         }
         mess_traffic_stop(c.t);
         mess_buf_free(&chase);

@@ -154,6 +154,7 @@ typedef struct mess_result {
     mess_point unloaded;
     mess_point *pts;               /* [nmix * npad], index mix * npad + pad */
     int measured, total;           /* measurements done / planned */
+    uint64_t chunks, chunks_dropped;  /* chase chunks timed / dropped as preempted */
     bool interrupted;
     double seconds;
     /* summary */

@@ -166,13 +166,15 @@ int mess_write_json(FILE *f, const mess_result *r)
           "line loaded, 128 B per line stored (write-allocate read + write-back); "
           "no uncore counters\",\n"
           "    \"latency_method\": \"pointer chase, one pointer per 64 B line, one "
-          "Sattolo cycle; TSC time; cycles = ns x measured core clock (dependent ADD "
+          "Sattolo cycle; TSC time per 256 loads, chunks over 2x the median dropped as "
+          "preempted; cycles = ns x measured core clock (dependent ADD "
           "chain)\"},\n",
           f);
 
     fprintf(f, "  \"run\": {\"measured\": %d, \"planned\": %d, \"interrupted\": %s, "
-               "\"seconds\": %.1f},\n",
-            r->measured, r->total, r->interrupted ? "true" : "false", r->seconds);
+               "\"seconds\": %.1f, \"chase_chunks\": %llu, \"chase_chunks_dropped\": %llu},\n",
+            r->measured, r->total, r->interrupted ? "true" : "false", r->seconds,
+            (unsigned long long)r->chunks, (unsigned long long)r->chunks_dropped);
     fputs("  \"summary\": {\"unloaded_latency_ns\": ", f);
     json_num(f, r->unloaded.ns, "%.2f");
     fputs(", \"unloaded_latency_cycles\": ", f);
