@@ -614,8 +614,13 @@ int mess_main(int argc, char **argv, int first)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     stop_flag = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGINT, NULL, &old_int);
+    sigaction(SIGTERM, NULL, &old_term);
+    /* A signal the caller ignores (a background job's SIGINT) stays ignored. */
+    if (old_int.sa_handler != SIG_IGN)
+        sigaction(SIGINT, &sa, NULL);
+    if (old_term.sa_handler != SIG_IGN)
+        sigaction(SIGTERM, &sa, NULL);
 
     double start = mono_s();
     run_ctx c = { .r = &r, .progress = !o.quiet && isatty(2), .t0 = start };
