@@ -150,8 +150,9 @@ int mess_write_svg(FILE *f, const mess_result *r)
     }
     free(c);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">lines: "
-               "Savitzky-Golay; dots: raw means</text>\n",
-            W - MR + 14, MT + 20.0 * legend + 16);
+               "Savitzky-Golay</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+               "fill=\"#555\">dots: raw means</text>\n",
+            W - MR + 14, MT + 20.0 * legend + 16, W - MR + 14, MT + 20.0 * legend + 30);
     fputs("</svg>\n", f);
     return ferror(f) ? NB_ESYSTEM : NB_OK;
 }
