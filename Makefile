@@ -10,7 +10,7 @@ ALL_CFLAGS = $(CFLAGS_BASE) $(CFLAGS)
 ZYDIS_LIB = $(ZYDIS_DIR)/libZydis.a
 STATIC  ?= -static
 
-SRC     := $(wildcard src/*.c src/asm/*.c src/pmu/*.c)
+SRC     := $(wildcard src/*.c src/asm/*.c src/pmu/*.c src/mess/*.c)
 GEN_SRC := $(if $(wildcard gen/gentables.c),$(BUILD)/gen/evtables.c)
 OBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRC)) \
            $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(GEN_SRC))
