@@ -18,6 +18,7 @@
 #include "events.h"
 #include "evdb.h"
 #include "fileio.h"
+#include "mess/mess.h"
 #include "options.h"
 #include "status.h"
 
@@ -162,12 +163,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: nb -asm \"<code>\" [options]   (nb -help lists them)\n");
         return NB_EXIT_USAGE;
     }
+    /* -mess is its own command with its own options. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-mess") == 0 || strcmp(argv[i], "--mess") == 0)
+            return nb_status_exit_code(mess_main(argc, argv, 1));
     if (options_parse(argc, argv, 1, &o, err, sizeof err) != 0) {
         fprintf(stderr, "nb: %s\n", err);
         return NB_EXIT_USAGE;
     }
     if (o.help) {
         options_print_help(stdout);
+              printf("\n");
+        mess_print_help(stdout);
         printf("\nExit codes:\n");
 #define NB_X(name, code, text) printf("  %d  %s\n", code, text);
         NB_EXIT_LIST(NB_X)
