@@ -134,6 +134,9 @@ bool asm_register_is_vector(int reg);
 
 /* ---- items: the statement list that layout.c lays out ------------------ */
 
+/* Most statements one assembly may hold (after `n*|x|` expansion). */
+#define ASM_MAX_ITEMS 4000000
+
 enum asm_item_kind { IT_BYTES, IT_LABEL, IT_BRANCH, IT_ALIGN };
 
 typedef struct asm_item {

@@ -41,6 +41,7 @@ typedef struct parser {
     const asm_tok *t;    /* lx.toks.v: the current statement's tokens */
     size_t i;
     int lex_rc;          /* a lexing error met while refilling */
+    bool too_many;       /* ASM_MAX_ITEMS reached */
     asm_error lex_err;
     asm_prog *prog;
     asm_error *err;
@@ -122,6 +123,10 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 static asm_item *new_item(parser *p, int kind)
 {
     asm_prog *g = p->prog;
+    if (g->n_items >= ASM_MAX_ITEMS) {
+        p->too_many = true;
+        return NULL;
+    }
     if (grow((void **)&g->items, &g->cap_items, g->n_items + 1, sizeof *g->items))
         return NULL;
     asm_item *it = &g->items[g->n_items++];
@@ -866,6 +871,9 @@ static int parse_insn(parser *p)
     }
     if (has_label && !is_branch_mnemonic(p, m)) {
         const asm_operand *o = &in.ops[label_op];
+        if (o->label < 0)
+            return asm_fail(p->err, p->text, in.line, o->col,
+                            "'.' (this address) can only be a branch target");
         const asm_label *l = &p->prog->labels[o->label];
         return asm_fail(p->err, p->text, in.line, o->col, "unknown register '%.*s'",
                         (int)l->len, p->text + l->pos);
@@ -1020,8 +1028,12 @@ static int parse_rep(parser *p)
     }
     (void)first_label;
     asm_prog *g = p->prog;
-    if (body * count / count != body || body * count > 200000000)
-        return asm_fail(p->err, p->text, nt->line, nt->col, "repetition too large");
+    /* a bound on memory (about 100 bytes per statement), far above what a
+     * benchmark loop body needs */
+    if (count > ASM_MAX_ITEMS || body * count > ASM_MAX_ITEMS ||
+        g->n_items + body * (count - 1) > ASM_MAX_ITEMS)
+        return asm_fail(p->err, p->text, nt->line, nt->col,
+                        "repetition too large (more than %d statements in all)", ASM_MAX_ITEMS);
     if (grow((void **)&g->items, &g->cap_items, g->n_items + body * (count - 1), sizeof *g->items))
         return NB_ENOMEM;
     for (uint64_t c = 1; c < count; c++) {
@@ -1118,6 +1130,11 @@ int asm_parse(const char *text, asm_prog *prog, asm_error *err)
     if (p.lex_rc) {
         *err = p.lex_err;
         return p.lex_rc;
+    }
+    if (rc == NB_ENOMEM && p.too_many) {
+        const asm_srcstmt *st = &prog->stmts[p.stmt];
+        return asm_fail(err, text, st->line, st->col, "too many statements (more than %d)",
+                        ASM_MAX_ITEMS);
     }
     return rc;
 }
