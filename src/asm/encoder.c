@@ -102,6 +102,7 @@ static const struct { const char *as_name, *zy_name; int flags, osz; } aliases[]
     {"fstsw", "fnstsw", INSF_FWAIT, 0}, {"fstcw", "fnstcw", INSF_FWAIT, 0},
     {"finit", "fninit", INSF_FWAIT, 0}, {"fclex", "fnclex", INSF_FWAIT, 0},
     {"fsave", "fnsave", INSF_FWAIT, 0}, {"fstenv", "fnstenv", INSF_FWAIT, 0},
+    {"iretw", "iret", 0, 0},
     {"iret", "iretd", 0, 0},
     {"retq", "ret", 0, 0}, {"retn", "ret", 0, 0},
     {"sysretq", "sysret", 0, 64}, {"sysexitq", "sysexit", 0, 64},
@@ -1231,9 +1232,10 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         return rc;
     if (rc > 0)
         return explain_failure(&c);
-    if ((in->flags & INSF_FAR) && in->osz == 64 && in->mnemonic == ZYDIS_MNEMONIC_RET &&
-        l < 15 && (o[0] == 0xcb || o[0] == 0xca)) {
-        memmove(o + 1, o, l); /* retfq: REX.W, which Zydis leaves out */
+    if (in->osz == 64 && l < 15 && (((in->flags & INSF_FAR) && in->mnemonic == ZYDIS_MNEMONIC_RET &&
+                                      (o[0] == 0xcb || o[0] == 0xca)) ||
+                                     (in->mnemonic == ZYDIS_MNEMONIC_SYSEXIT && o[0] == 0x0f))) {
+        memmove(o + 1, o, l); /* retfq, sysexitq: REX.W, which Zydis leaves out */
         o[0] = 0x48;
         l++;
     }
