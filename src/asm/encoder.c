@@ -561,12 +561,26 @@ static bool mem_size_matches(const uint8_t *b, uint8_t l, int size)
     return true;
 }
 
+/* Is `w` the same instruction as `n` with one more 66 prefix? */
+static bool is_66_twin(const uint8_t *w, int wl, const uint8_t *n, int nl)
+{
+    if (wl != nl + 1)
+        return false;
+    for (int i = 0; i < wl && i < 5; i++) {
+        if (w[i] != 0x66)
+            continue;
+        if (!memcmp(w, n, (size_t)i) && !memcmp(w + i + 1, n + i, (size_t)(nl - i)))
+            return true;
+    }
+    return false;
+}
+
 /* Memory operand without a size keyword: try every size Zydis might want;
  * one distinct encoding is taken, several are ambiguous (as's error). */
 static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
 {
     static const uint16_t sizes[] = {8, 4, 16, 32, 64, 1, 2, 10, 6, 12, 14, 28, 94, 108,
-                                     512, 576, 0};
+                                     512, 576, 24, 0};
     enum { NS = sizeof sizes / sizeof sizes[0] };
     const asm_insn *in = c->in;
     ZydisEncoderOperand *m = &c->req.operands[c->mem_slot];
@@ -631,9 +645,9 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
                 b = i;
         }
         if (b >= 0) {
-            if (cl[b] == cl[a] + 1 && cb[b][0] == 0x66 && !memcmp(cb[b] + 1, cb[a], cl[a]))
+            if (is_66_twin(cb[b], cl[b], cb[a], cl[a]))
                 pick = a, distinct = 1;
-            else if (cl[a] == cl[b] + 1 && cb[a][0] == 0x66 && !memcmp(cb[a] + 1, cb[b], cl[b]))
+            else if (is_66_twin(cb[a], cl[a], cb[b], cl[b]))
                 pick = b, distinct = 1;
         }
     }
@@ -1169,9 +1183,16 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
             rc = encode_body(&c, o, &l);
         }
     }
-    if (rc > 0 && in->n_ops == 4) {
+    if (rc > 0 && c.mem_slot >= 0 && in->ops[c.mem_op].index && in->ops[c.mem_op].scale == 1) {
+        /* bndldx/bndstx (MIB): Zydis wants no scale with the index */
+        c.req.operands[c.mem_slot].mem.scale = 0;
+        rc = encode_body(&c, o, &l);
+        if (rc > 0)
+            c.req.operands[c.mem_slot].mem.scale = 1;
+    }
+    if (rc > 0 && in->n_ops >= 4) {
         /* vblendvps, FMA4, XOP: one register operand is encoded in imm8[7:4] */
-        for (int k = 3; k >= 2 && rc > 0; k--) {
+        for (int k = in->n_ops - 1; k >= 2 && rc > 0; k--) {
             if (in->ops[k].kind != OPK_REG)
                 continue;
             c.req.operands[c.slot_of[k]].reg.is4 = ZYAN_TRUE;
