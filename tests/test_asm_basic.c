@@ -348,7 +348,7 @@ static void test_nop_bytes(void **state)
         to_hex(b, (size_t)n, hex);
         assert_string_equal(hex, want[n]);
         /* and through the assembler */
-        char src[8];
+        char src[16];
         snprintf(src, sizeof src, "|%d", n);
         asm_code code;
         asm_error err;

@@ -42,9 +42,19 @@ typedef struct asm_toks {
     size_t n, cap;
 } asm_toks;
 
-/* Tokenize all of `text`. Returns 0, NB_ENOMEM, or NB_EINPUT (bad literal;
- * *err filled). */
-int asm_lex(const char *text, asm_toks *out, asm_error *err);
+/* The lexer works one statement at a time, so that a long snippet never
+ * has all its tokens in memory at once. */
+typedef struct asm_lexer {
+    const char *text, *p, *line_start;
+    int line;
+    asm_toks toks;      /* the current statement's tokens, ending in TK_SEP or TK_END */
+} asm_lexer;
+
+void asm_lexer_init(asm_lexer *lx, const char *text);
+/* Replace lx->toks with the next statement's tokens (through its ';',
+ * newline or the end). Returns 0, NB_ENOMEM, or NB_EINPUT (bad literal or
+ * character; *err filled). */
+int asm_lex_stmt(asm_lexer *lx, asm_error *err);
 
 /* Fill *err for `line`/`col` of `text`, printf-style message. Returns NB_EINPUT. */
 int asm_fail(asm_error *err, const char *text, int line, int col,
@@ -164,7 +174,7 @@ typedef struct asm_prog {
     int *lhash; size_t lhash_cap;   /* label name -> index + 1, open addressing */
 } asm_prog;
 
-int asm_parse(const char *text, const asm_toks *toks, asm_prog *prog, asm_error *err);
+int asm_parse(const char *text, asm_prog *prog, asm_error *err);
 int asm_layout(asm_prog *prog, asm_code *out, asm_error *err);
 void asm_prog_free(asm_prog *prog);
 

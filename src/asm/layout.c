@@ -219,22 +219,18 @@ void asm_prog_free(asm_prog *g)
 
 int asm_assemble(const char *text, asm_code *out, asm_error *err)
 {
-    asm_toks toks = {0};
     asm_prog prog = {0};
     asm_error dummy;
     if (!err)
         err = &dummy;
     memset(err, 0, sizeof *err);
     memset(out, 0, sizeof *out);
-    int rc = asm_lex(text, &toks, err);
-    if (!rc)
-        rc = asm_parse(text, &toks, &prog, err);
+    int rc = asm_parse(text, &prog, err);
     if (!rc)
         rc = asm_layout(&prog, out, err);
     if (rc == NB_ENOMEM) {
         snprintf(err->message, sizeof err->message, "out of memory");
     }
-    free(toks.v);
     asm_prog_free(&prog);
     return rc ? (rc == NB_ENOMEM ? NB_ENOMEM : NB_EINPUT) : 0;
 }

@@ -109,11 +109,23 @@ static bool parse_number(const char *s, size_t n, uint64_t *v)
     return true;
 }
 
-int asm_lex(const char *text, asm_toks *out, asm_error *err)
+void asm_lexer_init(asm_lexer *lx, const char *text)
 {
-    const char *p = text;
-    int line = 1;
-    const char *line_start = text;
+    memset(lx, 0, sizeof *lx);
+    lx->text = text;
+    lx->p = text;
+    lx->line = 1;
+    lx->line_start = text;
+}
+
+int asm_lex_stmt(asm_lexer *lx, asm_error *err)
+{
+    const char *text = lx->text;
+    const char *p = lx->p;
+    int line = lx->line;
+    const char *line_start = lx->line_start;
+    asm_toks *out = &lx->toks;
+    out->n = 0;
     for (;;) {
         asm_tok t = {0};
         while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')
@@ -127,6 +139,7 @@ int asm_lex(const char *text, asm_toks *out, asm_error *err)
         t.col = (int)(p - line_start) + 1;
         if (!*p) {
             t.kind = TK_END;
+            lx->p = p;
             return push(out, &t);
         }
         unsigned char c = (unsigned char)*p;
@@ -139,6 +152,10 @@ int asm_lex(const char *text, asm_toks *out, asm_error *err)
                 line++;
                 line_start = p;
             }
+            lx->p = p;
+            lx->line = line;
+            lx->line_start = line_start;
+            return push(out, &t);
         } else if (isdigit(c)) {
             const char *s = p;
             while (isalnum((unsigned char)*p))

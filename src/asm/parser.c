@@ -24,10 +24,24 @@
 #include "asm/asm_internal.h"
 #include "status.h"
 
+/* Encoded statements by their text: a snippet usually repeats a few
+ * instructions many times, and each is then encoded once. */
+typedef struct enc_cache_ent {
+    uint32_t pos, len;      /* statement text in the source; len 0 = empty slot */
+    uint32_t hash;
+    uint8_t n;
+    uint8_t bytes[15];
+} enc_cache_ent;
+
 typedef struct parser {
+    enc_cache_ent *cache;
+    size_t cache_cap, cache_n;
     const char *text;
-    const asm_tok *t;    /* token array, ends with TK_END */
+    asm_lexer lx;
+    const asm_tok *t;    /* lx.toks.v: the current statement's tokens */
     size_t i;
+    int lex_rc;          /* a lexing error met while refilling */
+    asm_error lex_err;
     asm_prog *prog;
     asm_error *err;
     bool in_rep;
@@ -39,9 +53,29 @@ static const asm_tok *peek2(parser *p)
 {
     return p->t[p->i].kind == TK_END ? &p->t[p->i] : &p->t[p->i + 1];
 }
+/* Load the next statement's tokens; on a lexing error the statement reads
+ * as the end of input and the error is reported by asm_parse. */
+static void refill(parser *p)
+{
+    static const asm_tok end = {.kind = TK_END};
+    int rc = asm_lex_stmt(&p->lx, &p->lex_err);
+    p->i = 0;
+    if (rc) {
+        p->lex_rc = rc;
+        p->t = &end;
+        return;
+    }
+    p->t = p->lx.toks.v;
+}
+
+/* The returned token stays valid until a statement separator is consumed. */
 static const asm_tok *next(parser *p)
 {
     const asm_tok *t = &p->t[p->i];
+    if (t->kind == TK_SEP) {
+        refill(p);
+        return t; /* callers never look at a consumed separator */
+    }
     if (t->kind != TK_END)
         p->i++;
     return t;
@@ -862,14 +896,88 @@ static int parse_insn(parser *p)
     return rc;
 }
 
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int parse_insn_cached(parser *p)
+{
+    /* the statement's text: up to the token that ends it */
+    size_t j = p->i;
+    while (p->t[j].kind != TK_END && p->t[j].kind != TK_SEP && !is_punct(&p->t[j], '|'))
+        j++;
+    if (j == p->i)
+        return parse_insn(p);
+    uint32_t pos = p->t[p->i].pos;
+    uint32_t len = p->t[j - 1].pos + p->t[j - 1].len - pos;
+    uint32_t h = hash_bytes(p->text + pos, len);
+    if (p->cache_cap) {
+        size_t k = h & (p->cache_cap - 1);
+        while (p->cache[k].len) {
+            enc_cache_ent *e = &p->cache[k];
+            if (e->hash == h && e->len == len && !memcmp(p->text + e->pos, p->text + pos, len)) {
+                asm_item *it = new_item(p, IT_BYTES);
+                if (!it)
+                    return NB_ENOMEM;
+                memcpy(it->bytes, e->bytes, e->n);
+                it->len = e->n;
+                it->data_len = e->n;
+                p->i = j;
+                return 0;
+            }
+            k = (k + 1) & (p->cache_cap - 1);
+        }
+    }
+    size_t before = p->prog->n_items;
+    int rc = parse_insn(p);
+    if (rc || p->prog->n_items != before + 1 || p->i != j)
+        return rc;
+    const asm_item *it = &p->prog->items[before];
+    if (it->kind != IT_BYTES || it->len == 0)
+        return 0;
+    if ((p->cache_n + 1) * 2 > p->cache_cap) {
+        size_t cap = p->cache_cap ? p->cache_cap * 2 : 256;
+        enc_cache_ent *nc = calloc(cap, sizeof *nc);
+        if (!nc)
+            return 0; /* no cache, still correct */
+        for (size_t k = 0; k < p->cache_cap; k++) {
+            if (!p->cache[k].len)
+                continue;
+            size_t m = p->cache[k].hash & (cap - 1);
+            while (nc[m].len)
+                m = (m + 1) & (cap - 1);
+            nc[m] = p->cache[k];
+        }
+        free(p->cache);
+        p->cache = nc;
+        p->cache_cap = cap;
+    }
+    size_t k = h & (p->cache_cap - 1);
+    while (p->cache[k].len)
+        k = (k + 1) & (p->cache_cap - 1);
+    enc_cache_ent *e = &p->cache[k];
+    e->pos = pos;
+    e->len = len;
+    e->hash = h;
+    e->n = it->len;
+    memcpy(e->bytes, it->bytes, it->len);
+    p->cache_n++;
+    return 0;
+}
+
 static int parse_stmt(parser *p);
 
 /* rep := NUM '*' '|' stmt { SEP stmt } '|' */
 static int parse_rep(parser *p)
 {
-    const asm_tok *nt = next(p);
+    const asm_tok nt_copy = *next(p);
     next(p); /* '*' */
-    const asm_tok *bar = next(p);
+    const asm_tok bar_copy = *next(p);
+    const asm_tok *nt = &nt_copy, *bar = &bar_copy;
     if (p->in_rep)
         return asm_fail(p->err, p->text, nt->line, nt->col, "nested repetition");
     if (nt->num > 100000000)
@@ -890,8 +998,8 @@ static int parse_rep(parser *p)
             next(p);
             break;
         }
-        return asm_fail(p->err, p->text, bar->line, bar->col, "unterminated repetition '%.*s|'",
-                        (int)(bar->pos + 1 - nt->pos), p->text + nt->pos);
+        return asm_fail(p->err, p->text, bar->line, bar->col,
+                        "unterminated repetition: no closing '|'");
     }
     p->in_rep = false;
     size_t body = p->prog->n_items - first_item;
@@ -971,7 +1079,7 @@ static int parse_stmt(parser *p)
     } else if (t->kind == TK_IDENT && p->text[t->pos] == '.') {
         rc = parse_directive(p);
     } else {
-        rc = parse_insn(p);
+        rc = parse_insn_cached(p);
     }
     if (rc)
         return rc;
@@ -981,23 +1089,35 @@ static int parse_stmt(parser *p)
     return 0;
 }
 
-int asm_parse(const char *text, const asm_toks *toks, asm_prog *prog, asm_error *err)
+int asm_parse(const char *text, asm_prog *prog, asm_error *err)
 {
-    parser p = {.text = text, .t = toks->v, .prog = prog, .err = err};
+    parser p = {.text = text, .prog = prog, .err = err};
     prog->text = text;
+    asm_lexer_init(&p.lx, text);
+    refill(&p);
+    int rc;
     for (;;) {
-        int rc = parse_stmt(&p);
+        rc = parse_stmt(&p);
         if (rc)
-            return rc;
+            break;
         const asm_tok *t = peek(&p);
         if (t->kind == TK_END)
-            return 0;
+            break;
         if (t->kind == TK_SEP) {
             next(&p);
             continue;
         }
         if (is_punct(t, '|'))
-            return asm_fail(err, text, t->line, t->col, "'|' outside a repetition");
-        return fail_tok(&p, t, "expected end of statement");
+            rc = asm_fail(err, text, t->line, t->col, "'|' outside a repetition");
+        else
+            rc = fail_tok(&p, t, "expected end of statement");
+        break;
     }
+    free(p.cache);
+    free(p.lx.toks.v);
+    if (p.lex_rc) {
+        *err = p.lex_err;
+        return p.lex_rc;
+    }
+    return rc;
 }
