@@ -98,6 +98,16 @@ static void random_insn_bytes(uint8_t b[16])
     } else if (k < 65) {
         b[0] = 0x62;
     }
+    /* Most random VEX/EVEX prefixes are invalid; make half of them well formed
+     * (map 1-3 or 5-6, EVEX's fixed bits) so the vector ISAs are reached. */
+    if ((b[0] == 0xc4 || b[0] == 0x62) && (rng_next() & 1)) {
+        static const uint8_t maps[] = {1, 2, 3, 5, 6};
+        uint8_t map = maps[rng_next() % (b[0] == 0xc4 ? 3 : 5)];
+        /* VEX: m-mmmm is bits 4:0; EVEX: bit 3 is 0, mmm bits 2:0, R' bit 4 stays random. */
+        b[1] = (uint8_t)((b[1] & (b[0] == 0xc4 ? 0xe0 : 0xf0)) | map);
+        if (b[0] == 0x62)
+            b[2] |= 0x04;
+    }
 }
 
 static void note_failure(const char *reason, const char *mnemonic, const char *example)
@@ -198,6 +208,8 @@ typedef struct rt_ctx {
     ZydisFormatter fmt;
     FILE *dump;
     size_t decoded, passed, skipped, failed, moved;
+    bool seen_mnemonic[ZYDIS_MNEMONIC_MAX_VALUE + 1];
+    bool seen_isa[ZYDIS_ISA_SET_MAX_VALUE + 1];
 } rt_ctx;
 
 static bool format_insn(rt_ctx *c, const ZydisDecodedInstruction *in,
@@ -308,6 +320,8 @@ static void check_one(rt_ctx *c, const uint8_t *b)
     if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&c->dec, b, 16, &in, ops)))
         return;
     c->decoded++;
+    c->seen_mnemonic[in.mnemonic] = true;
+    c->seen_isa[in.meta.isa_set] = true;
     if (is_knc(&in)) {
         skips[SKIP_KNC].count++;
         c->skipped++;
@@ -431,7 +445,13 @@ static void test_roundtrip(void **state)
     printf("round-trip: %zu decoded, %zu skipped (%.2f%%), %zu reassembled identically of %zu "
            "(%.3f%%), %zu failed\n",
            c.decoded, c.skipped, skip_pct, c.passed, tried, rate, c.failed);
-    printf("  (%zu far branches moved within %d bytes, still rel32)\n", c.moved, MAX_PAD);
+    size_t n_mn = 0, n_isa = 0;
+    for (size_t i = 0; i <= ZYDIS_MNEMONIC_MAX_VALUE; i++)
+        n_mn += c.seen_mnemonic[i];
+    for (size_t i = 0; i <= ZYDIS_ISA_SET_MAX_VALUE; i++)
+        n_isa += c.seen_isa[i];
+    printf("  (%zu distinct mnemonics, %zu ISA sets; %zu far branches moved within %d bytes, "
+           "still rel32)\n", n_mn, n_isa, c.moved, MAX_PAD);
     for (int i = 0; i < SKIP_MAX; i++)
         if (skips[i].count)
             printf("  skipped %6zu  %s\n", skips[i].count, skips[i].why);
