@@ -862,6 +862,41 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
     }
 }
 
+/* {disp8} / {disp32}: encode with two displacements of the wanted width,
+ * the byte where the results differ is where the displacement sits; write
+ * the real one there. */
+static int force_disp(enc_ctx *c, uint8_t *o, uint8_t *l)
+{
+    const asm_insn *in = c->in;
+    const asm_operand *m = &in->ops[c->mem_op];
+    bool d32 = (in->flags & INSF_DISP32) != 0;
+    int64_t disp = m->disp;
+    if (!d32 && (disp < -128 || disp > 127))
+        return asm_fail(c->err, c->text, in->line, m->col, "{disp8}: displacement does not fit");
+    if (!m->base && !m->index)
+        return 0; /* absolute addresses always have 32 bits */
+    ZydisEncoderOperand *zo = &c->req.operands[c->mem_slot];
+    int64_t a = d32 ? 0x40000000 : 0x40;
+    uint8_t b1[15], b2[15], l1, l2;
+    zo->mem.displacement = a;
+    bool ok1 = encode_pref(c, b1, &l1);
+    zo->mem.displacement = a + 1;
+    bool ok2 = encode_pref(c, b2, &l2);
+    zo->mem.displacement = disp;
+    int k = 0;
+    while (ok1 && ok2 && l1 == l2 && k < l1 && b1[k] == b2[k])
+        k++;
+    int w = d32 ? 4 : 1;
+    if (!ok1 || !ok2 || l1 != l2 || k + w > l1 || (!d32 && b1[k] != 0x40))
+        return asm_fail(c->err, c->text, in->line, m->col,
+                        "{disp%d} cannot be applied to this operand", d32 ? 32 : 8);
+    for (int i = 0; i < w; i++)
+        b1[k + i] = (uint8_t)((uint64_t)disp >> (8 * i));
+    memcpy(o, b1, l1);
+    *l = l1;
+    return 0;
+}
+
 /* as writes legacy prefixes in a fixed order: segment, 67, 66, f2/f3, f0
  * (then REX).  Zydis writes f0/f2/f3 first. */
 static int prefix_rank(uint8_t b)
@@ -1276,7 +1311,21 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
             l = (uint8_t)k;
         }
     }
+    if ((in->flags & (INSF_DISP8 | INSF_DISP32)) && c.mem_slot >= 0) {
+        rc = force_disp(&c, o, &l);
+        if (rc)
+            return rc;
+    }
     fixup_choice(&c, o, &l);
+    if ((in->flags & INSF_VEX3) && o[0] == 0xc5 && l >= 3 && l < 15) {
+        /* {vex3}: the 3-byte VEX form of the same instruction */
+        uint8_t b1 = o[1];
+        memmove(o + 3, o + 2, (size_t)(l - 2));
+        o[0] = 0xc4;
+        o[1] = (uint8_t)((b1 & 0x80) | 0x61);
+        o[2] = (uint8_t)(b1 & 0x7f);
+        l++;
+    }
     *len = (uint8_t)(l + (o - out));
     sort_prefixes(out, *len);
     return 0;

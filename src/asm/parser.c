@@ -884,8 +884,11 @@ static int parse_insn(parser *p)
             return NB_ENOMEM;
         it->label = in.ops[label_op].label;
         it->rel = in.ops[label_op].imm;
-        return asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
-                                 p->err);
+        int brc = asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
+                                    p->err);
+        if (!brc && (in.flags & INSF_DISP32) && it->llen)
+            it->slen = 0; /* {disp32} jmp label: the rel32 form */
+        return brc;
     }
     for (int k = 0; k < in.n_ops; k++) {
         const asm_operand *o = &in.ops[k];
