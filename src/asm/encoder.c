@@ -309,6 +309,11 @@ bool asm_register_is_mask(int reg)
     return ZydisRegisterGetClass((ZydisRegister)reg) == ZYDIS_REGCLASS_MASK;
 }
 
+bool asm_register_is_rip(int reg)
+{
+    return reg == ZYDIS_REGISTER_RIP;
+}
+
 bool asm_register_is_vector(int reg)
 {
     ZydisRegisterClass c = ZydisRegisterGetClass((ZydisRegister)reg);

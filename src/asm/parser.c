@@ -392,7 +392,7 @@ static int parse_decorator(parser *p, asm_insn *in, asm_operand *op)
 /* mem := '[' term { ('+'|'-') term } ']'  (the '[' is the current token) */
 static int parse_mem_body(parser *p, asm_operand *op)
 {
-    const asm_tok *open = next(p);
+    next(p); /* '[' */
     bool first = true;
     for (;;) {
         const asm_tok *t = peek(p);
@@ -417,9 +417,23 @@ static int parse_mem_body(parser *p, asm_operand *op)
         if (t->kind == TK_IDENT) {
             int r = take_register(p);
             if (!r) {
-                /* labels in memory operands ([rip+label]) are not supported */
-                return asm_fail(p->err, p->text, t->line, t->col, "unknown register '%.*s'",
-                                (int)(t->len > 40 ? 40 : t->len), p->text + t->pos);
+                /* a label: only [rip + label +/- n] is supported; anything
+                 * else reads as a misspelt register */
+                const char *s0 = p->text + t->pos;
+                bool rip = asm_register_is_rip(op->base);
+                if (!rip || sign < 0 || op->disp_label || op->index || s0[0] == '.' ||
+                    (s0[0] == '$' && t->len == 1))
+                    return asm_fail(p->err, p->text, t->line, t->col,
+                                    "unknown register '%.*s'%s",
+                                    (int)(t->len > 40 ? 40 : t->len), s0,
+                                    rip ? "" : " (a label needs [rip + label])");
+                int l = label_ref(p, t);
+                if (l < 0)
+                    return l;
+                next(p);
+                op->disp_label = true;
+                op->label = l;
+                continue;
             }
             int scale = 0;
             if (is_punct(peek(p), '*')) {
@@ -469,7 +483,6 @@ static int parse_mem_body(parser *p, asm_operand *op)
         op->disp = (int64_t)((uint64_t)op->disp + (uint64_t)(sign < 0 ? -v : v));
         op->has_disp = true;
     }
-    (void)open;
     /* as writes disp[base] too: a second bracket group adds to the first */
     if (is_punct(peek(p), '['))
         return parse_mem_body(p, op);
@@ -648,7 +661,7 @@ static int parse_nop(parser *p)
     return emit_bytes(p, b, n);
 }
 
-static int parse_data(parser *p, const asm_tok *d, int width)
+static int parse_data(parser *p, int width)
 {
     uint8_t buf[64];
     size_t n = 0;
@@ -680,7 +693,6 @@ static int parse_data(parser *p, const asm_tok *d, int width)
             break;
         next(p);
     }
-    (void)d;
     if (!n)
         return 0;
     int rc = emit_bytes(p, buf, n);
@@ -689,7 +701,7 @@ static int parse_data(parser *p, const asm_tok *d, int width)
     return rc;
 }
 
-static int parse_align(parser *p, const asm_tok *d, bool p2)
+static int parse_align(parser *p, bool p2)
 {
     int64_t a, fill = -1, max = -1;
     const asm_tok *t = peek(p);
@@ -723,7 +735,6 @@ static int parse_align(parser *p, const asm_tok *d, bool p2)
                 return rc;
         }
     }
-    (void)d;
     asm_item *it = new_item(p, IT_ALIGN);
     if (!it)
         return NB_ENOMEM;
@@ -742,11 +753,11 @@ static int parse_directive(parser *p)
     };
     for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
         if (tok_is(p, d, data[i].name))
-            return parse_data(p, d, data[i].width);
+            return parse_data(p, data[i].width);
     if (tok_is(p, d, ".p2align"))
-        return parse_align(p, d, true);
+        return parse_align(p, true);
     if (tok_is(p, d, ".align") || tok_is(p, d, ".balign"))
-        return parse_align(p, d, false);
+        return parse_align(p, false);
     if (tok_is(p, d, ".intel_syntax") || tok_is(p, d, ".text") || tok_is(p, d, ".code64")) {
         while (!at_stmt_end(p))
             next(p);
@@ -778,6 +789,40 @@ static int prefix_byte(uint32_t f)
     case INSF_REPNE: case INSF_XACQUIRE: case INSF_BND: return 0xf2;
     case INSF_NOTRACK: return 0x3e;
     }
+    return 0;
+}
+
+/* [rip + label]: encode with two placeholder displacements; where the
+ * bytes differ is the disp32, which layout fills in once the label's
+ * offset is known. */
+static int parse_riprel(parser *p, asm_insn *in, int k)
+{
+    asm_operand *o = &in->ops[k];
+    int64_t addend = o->disp;
+    uint8_t b1[15], b2[15], l1, l2;
+    o->disp_label = false;
+    o->disp = 0x40000000;
+    int rc = asm_encode(in, p->text, b1, &l1, p->err);
+    if (rc)
+        return rc;
+    o->disp = 0x40000001;
+    rc = asm_encode(in, p->text, b2, &l2, p->err);
+    if (rc)
+        return rc;
+    int at = 0;
+    while (at < l1 && b1[at] == b2[at])
+        at++;
+    if (l1 != l2 || at + 4 > l1)
+        return asm_fail(p->err, p->text, in->line, o->col, "cannot place the label here");
+    asm_item *it = new_item(p, IT_RIPREL);
+    if (!it)
+        return NB_ENOMEM;
+    memcpy(it->bytes, b1, l1);
+    it->len = l1;
+    it->data_len = l1;
+    it->label = o->label;
+    it->rel = addend;
+    it->p2 = at; /* where the disp32 goes */
     return 0;
 }
 
@@ -890,15 +935,9 @@ static int parse_insn(parser *p)
             it->slen = 0; /* {disp32} jmp label: the rel32 form */
         return brc;
     }
-    for (int k = 0; k < in.n_ops; k++) {
-        const asm_operand *o = &in.ops[k];
-        if (o->kind == OPK_MEM && o->disp_label) {
-            const asm_label *l = &p->prog->labels[o->label];
-            return asm_fail(p->err, p->text, l->line, l->col,
-                            "unknown register '%.*s' (labels in memory operands are not "
-                            "supported)", (int)l->len, p->text + l->pos);
-        }
-    }
+    for (int k = 0; k < in.n_ops; k++)
+        if (in.ops[k].kind == OPK_MEM && in.ops[k].disp_label)
+            return parse_riprel(p, &in, k);
     asm_item *it = new_item(p, IT_BYTES);
     if (!it)
         return NB_ENOMEM;
@@ -994,7 +1033,6 @@ static int parse_rep(parser *p)
     if (nt->num > 100000000)
         return asm_fail(p->err, p->text, nt->line, nt->col, "repetition count too large");
     size_t first_item = p->prog->n_items;
-    size_t first_label = p->prog->n_labels;
     p->in_rep = true;
     for (;;) {
         int rc = parse_stmt(p);
@@ -1029,7 +1067,6 @@ static int parse_rep(parser *p)
                             (int)l->len, p->text + l->pos);
         }
     }
-    (void)first_label;
     asm_prog *g = p->prog;
     /* a bound on memory (about 100 bytes per statement), far above what a
      * benchmark loop body needs */
