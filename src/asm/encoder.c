@@ -3,13 +3,22 @@
  * Zydis accepts almost everything GNU as does, but where two encodings are
  * valid it sometimes picks another one than as.  The reference is as
  * (binutils 2.40, `.intel_syntax noprefix`, no -O), so this file also holds
- * the rules that steer Zydis to as's choice:
- *   - memory operands without a size keyword: every size Zydis accepts is
- *     tried; one distinct encoding is taken, several are as's "ambiguous
- *     operand size" error (push/pop/call/jmp default to 64 bits, as in as);
- *   - VEX before EVEX (EVEX only when an operand or decorator needs it);
- *   - the forms as prefers for reg,reg ALU ops, accumulator and imm8 forms,
- *     `mov r64, imm` and `int 3`, see fixup_choice().
+ * the rules that steer Zydis to as's choice, in three places:
+ *   - before the request (asm_encode): as's shorthands (imul r, imm; x87
+ *     defaults; string instructions with operands; cmp<pred>ps; int 3 ->
+ *     int3), immediates written unsigned taken as the negative number they
+ *     are for the operand size (so the imm8 forms apply);
+ *   - choosing among Zydis's answers: VEX before EVEX unless an operand or
+ *     decorator needs EVEX (AVX-VNNI/IFMA the other way round, as as 2.40);
+ *     Zydis's opmask operand k0 inserted when as's syntax leaves it out;
+ *     memory without a size keyword tried at every size, each result
+ *     checked by decoding it, one distinct encoding taken, several being
+ *     as's "ambiguous operand size" (push/pop/call/jmp default to 64 bits,
+ *     66-prefixed twins to the default size);
+ *   - after encoding (fixup_choice, sort_prefixes): moffs vs ModRM for mov,
+ *     xchg with the accumulator, 0f 1f for nop, mod=11 for mov cr/dr,
+ *     EVEX.L'L with {sae}, as's prefix order, segment prefixes Zydis
+ *     refuses, {vex3}/{disp8}/{disp32}.
  * The mnemonic and register name tables are built from Zydis's own string
  * tables on first use and looked up by hash. */
 #include <ctype.h>
@@ -1136,9 +1145,7 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
     x87_defaults(in);
     uint8_t pre[4];
     int n_pre = 0;
-    if (string_operands(in, pre, &n_pre)) {
-        /* done: operands dropped, prefixes in pre[] */
-    }
+    string_operands(in, pre, &n_pre); /* may drop the operands, fill pre[] */
     /* mov sreg, r32/r64: Zydis knows only r16; as writes no 66/REX.W */
     bool sreg_wide = false;
     if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->n_ops == 2 && in->ops[0].kind == OPK_REG &&
