@@ -93,6 +93,7 @@ enum {
     INSF_DISP8 = 1 << 14, INSF_DISP32 = 1 << 15,
     INSF_FAR = 1 << 16,     /* retf, ljmp, lcall */
     INSF_STRING = 1 << 17,  /* movs/cmps/... without a size suffix */
+    INSF_DATA16 = 1 << 18, INSF_ADDR32 = 1 << 19,   /* raw 66 / 67 prefixes */
 };
 
 #define ASM_MAX_OPS 5
@@ -105,6 +106,7 @@ typedef struct asm_insn {
     uint8_t osz;        /* operand size implied by the mnemonic (e.g. cmpsq), bits or 0 */
     int16_t pred;       /* cmpltps-style pseudo op: predicate immediate + 1, or 0 */
     uint8_t raw;        /* an instruction Zydis lacks: index + 1 in encoder.c's table */
+    uint8_t memsize;    /* size an unsized memory operand gets (cvtsi2sdq, vcvtpd2dqx) */
     asm_operand ops[ASM_MAX_OPS];
     int line, col;      /* the mnemonic */
     int rcol;           /* column of a rounding/sae decorator */

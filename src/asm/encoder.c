@@ -39,6 +39,7 @@ typedef struct name_ent {
     uint16_t value;     /* mnemonic or register */
     uint32_t flags;     /* INSF_* added by an alias (mnemonics only) */
     uint8_t osz;
+    uint8_t memsize;
 } name_ent;
 
 #define MNEM_HASH_SIZE 8192
@@ -101,6 +102,13 @@ static const char *const cc_alias[][2] = {
     {"pe", "p"}, {"po", "np"}, {"nbe", "nbe"}, {"nb", "nb"},
 };
 
+/* as's suffixed spellings that fix the size of a memory operand */
+static const struct { const char *as_name, *zy_name; int memsize; } size_aliases[] = {
+    {"cvtsi2sdq", "cvtsi2sd", 8}, {"cvtsi2ssq", "cvtsi2ss", 8},
+    {"vcvtsi2sdq", "vcvtsi2sd", 8}, {"vcvtsi2ssq", "vcvtsi2ss", 8},
+    {"vcvtusi2sdq", "vcvtusi2sd", 8}, {"vcvtusi2ssq", "vcvtusi2ss", 8},
+};
+
 static const struct { const char *as_name, *zy_name; int flags, osz; } aliases[] = {
     {"sal", "shl", 0, 0},
     {"loopz", "loope", 0, 0}, {"loopnz", "loopne", 0, 0},
@@ -147,6 +155,16 @@ static void tables_init(void)
         if (m)
             tab_put(mnem_tab, MNEM_HASH_SIZE, aliases[i].as_name, m, aliases[i].flags,
                     aliases[i].osz);
+    }
+    for (size_t i = 0; i < sizeof size_aliases / sizeof size_aliases[0]; i++) {
+        int m = mnem_by_name(size_aliases[i].zy_name);
+        if (!m)
+            continue;
+        tab_put(mnem_tab, MNEM_HASH_SIZE, size_aliases[i].as_name, m, 0, 0);
+        name_ent *e = (name_ent *)tab_get(mnem_tab, MNEM_HASH_SIZE, size_aliases[i].as_name,
+                                          strlen(size_aliases[i].as_name));
+        if (e)
+            e->memsize = (uint8_t)size_aliases[i].memsize;
     }
     static const char *const cc_prefix[] = {"j", "cmov", "set", "fcmov"};
     for (size_t p = 0; p < 4; p++) {
@@ -278,6 +296,7 @@ bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn)
     insn->mnemonic = e->value;
     insn->flags |= e->flags;
     insn->osz = e->osz;
+    insn->memsize = e->memsize;
     return true;
 }
 
@@ -1143,6 +1162,37 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         in->n_ops == 3 && in->ops[2].kind == OPK_REG && in->ops[2].reg == ZYDIS_REGISTER_XMM0)
         in->n_ops = 2; /* the implicit xmm0, which as lets one write */
     x87_defaults(in);
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
+    case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR: case ZYDIS_MNEMONIC_RCL:
+    case ZYDIS_MNEMONIC_RCR:
+        if (in->n_ops == 1) {
+            /* `shl rax`: as's shift by one */
+            asm_operand *o = &in->ops[in->n_ops++];
+            memset(o, 0, sizeof *o);
+            o->kind = OPK_IMM;
+            o->imm = 1;
+            o->col = in->ops[0].col;
+        }
+        break;
+    default:
+        break;
+    }
+    for (int k = 0; k < in->n_ops; k++) {
+        asm_operand *m = &in->ops[k];
+        if (m->kind != OPK_MEM)
+            continue;
+        /* [rbx+rsp]: rsp cannot be an index; as swaps it with the base */
+        if ((m->index == ZYDIS_REGISTER_RSP || m->index == ZYDIS_REGISTER_ESP) &&
+            m->scale == 1 && m->base && m->base != ZYDIS_REGISTER_RSP &&
+            m->base != ZYDIS_REGISTER_ESP) {
+            uint16_t t = m->base;
+            m->base = m->index;
+            m->index = t;
+        }
+        if (!m->size && in->memsize)
+            m->size = in->memsize;
+    }
     uint8_t pre[4];
     int n_pre = 0;
     string_operands(in, pre, &n_pre); /* may drop the operands, fill pre[] */
@@ -1183,6 +1233,10 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
     uint8_t *o = out;
     if (in->flags & INSF_FWAIT)
         *o++ = 0x9b;
+    if (in->flags & INSF_DATA16)
+        *o++ = 0x66;
+    if (in->flags & INSF_ADDR32)
+        *o++ = 0x67;
     for (int k = 0; k < n_pre; k++)
         *o++ = pre[k];
     if (c.seg_byte)
@@ -1274,6 +1328,21 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         /* clflush byte ptr [rax]: as takes any size keyword where Zydis
          * wants one particular (or none) */
         rc = encode_unsized_mem(&c, o, &l);
+    }
+    if (rc > 0 && (c.req.prefixes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+                                     ZYDIS_ATTRIB_HAS_REPNE))) {
+        /* `rep ret` and the like: as writes the prefix byte where Zydis
+         * refuses the attribute */
+        ZydisEncoderRequest save = c.req;
+        bool ne = (c.req.prefixes & ZYDIS_ATTRIB_HAS_REPNE) != 0;
+        c.req.prefixes &= ~(ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE);
+        rc = encode_body(&c, o + 1, &l);
+        if (rc == 0) {
+            o[0] = ne ? 0xf2 : 0xf3;
+            o++;
+        } else {
+            c.req = save;
+        }
     }
     if (rc < 0)
         return rc;

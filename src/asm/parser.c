@@ -771,6 +771,7 @@ static const struct { const char *name; uint32_t flag; } prefix_words[] = {
     {"lock", INSF_LOCK}, {"rep", INSF_REP}, {"repe", INSF_REPE}, {"repz", INSF_REPE},
     {"repne", INSF_REPNE}, {"repnz", INSF_REPNE}, {"xacquire", INSF_XACQUIRE},
     {"xrelease", INSF_XRELEASE}, {"bnd", INSF_BND}, {"notrack", INSF_NOTRACK},
+    {"data16", INSF_DATA16}, {"addr32", INSF_ADDR32},
 };
 
 static uint32_t prefix_word(parser *p, const asm_tok *t)
@@ -788,6 +789,8 @@ static int prefix_byte(uint32_t f)
     case INSF_REP: case INSF_REPE: case INSF_XRELEASE: return 0xf3;
     case INSF_REPNE: case INSF_XACQUIRE: case INSF_BND: return 0xf2;
     case INSF_NOTRACK: return 0x3e;
+    case INSF_DATA16: return 0x66;
+    case INSF_ADDR32: return 0x67;
     }
     return 0;
 }
