@@ -107,6 +107,11 @@ static const struct { const char *as_name, *zy_name; int memsize; } size_aliases
     {"cvtsi2sdq", "cvtsi2sd", 8}, {"cvtsi2ssq", "cvtsi2ss", 8},
     {"vcvtsi2sdq", "vcvtsi2sd", 8}, {"vcvtsi2ssq", "vcvtsi2ss", 8},
     {"vcvtusi2sdq", "vcvtusi2sd", 8}, {"vcvtusi2ssq", "vcvtusi2ss", 8},
+    {"vfpclasspsx", "vfpclassps", 16}, {"vfpclasspsy", "vfpclassps", 32},
+    {"vfpclasspsz", "vfpclassps", 64}, {"vfpclasspdx", "vfpclasspd", 16},
+    {"vfpclasspdy", "vfpclasspd", 32}, {"vfpclasspdz", "vfpclasspd", 64},
+    {"vfpclassphx", "vfpclassph", 16}, {"vfpclassphy", "vfpclassph", 32},
+    {"vfpclassphz", "vfpclassph", 64},
 };
 
 static const struct { const char *as_name, *zy_name; int flags, osz; } aliases[] = {

@@ -281,16 +281,18 @@ static int parse_shift(parser *p, int64_t *v)
     return rc;
 }
 
-/* expr := shift { ('&'|'^') shift }  ('|' is nanoBench's, so no bitwise or) */
+/* expr := shift { ('&'|'^'|'|') shift }
+ * '|' is bitwise or only outside `n*|x|`, where it would close the body. */
 static int parse_expr(parser *p, int64_t *v)
 {
     int rc = parse_shift(p, v);
-    while (!rc && (is_punct(peek(p), '&') || is_punct(peek(p), '^'))) {
+    while (!rc && (is_punct(peek(p), '&') || is_punct(peek(p), '^') ||
+                   (!p->in_rep && is_punct(peek(p), '|')))) {
         char op = next(p)->ch;
         int64_t r;
         rc = parse_shift(p, &r);
         if (!rc)
-            *v = op == '&' ? (*v & r) : (*v ^ r);
+            *v = op == '&' ? (*v & r) : op == '^' ? (*v ^ r) : (*v | r);
     }
     return rc;
 }
