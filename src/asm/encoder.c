@@ -600,6 +600,71 @@ static bool mem_size_matches(const uint8_t *b, uint8_t l, int size)
     return true;
 }
 
+/* A memo of the size picked for an unsized memory operand, by mnemonic and
+ * operand shape (kinds, register classes, decorators): the choice does not
+ * depend on register numbers or displacements, and trying every size is the
+ * slow part of encoding.  Process-wide, like Zydis's own tables. */
+#define SIZE_CACHE_SIZE 1024
+#define SHAPE_BYTES (4 + ASM_MAX_OPS * 6)
+
+typedef struct size_cache_ent {
+    uint32_t key;
+    int mnemonic;
+    uint16_t size;
+    uint8_t shape[SHAPE_BYTES];
+} size_cache_ent;
+
+static size_cache_ent size_cache[SIZE_CACHE_SIZE];
+
+static void shape_of(const enc_ctx *c, uint8_t sh[SHAPE_BYTES])
+{
+    const asm_insn *in = c->in;
+    memset(sh, 0, SHAPE_BYTES);
+    sh[0] = in->n_ops;
+    sh[1] = (uint8_t)((in->flags >> 8) & 0xff);   /* MOVABS..EVEX, SAE */
+    sh[2] = (uint8_t)((in->flags >> 16) & 0xff);  /* FAR, STRING, ... */
+    sh[3] = (uint8_t)(in->rounding | (needs_evex(in) ? 0x80 : 0) | (c->has_mask ? 0x40 : 0));
+    for (int i = 0; i < in->n_ops; i++) {
+        const asm_operand *o = &in->ops[i];
+        uint8_t *q = sh + 4 + 6 * i;
+        q[0] = o->kind;
+        q[1] = o->kind == OPK_REG ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->reg) : 0;
+        q[2] = o->bcst;
+        q[3] = (uint8_t)((o->zeroing ? 1 : 0) | (o->mask ? 2 : 0));
+        q[4] = o->base ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->base) : 0;
+        q[5] = o->index ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->index) : 0;
+        if (o->kind == OPK_REG && (o->reg == ZYDIS_REGISTER_AL || o->reg == ZYDIS_REGISTER_AX ||
+                                   o->reg == ZYDIS_REGISTER_EAX || o->reg == ZYDIS_REGISTER_RAX ||
+                                   o->reg == ZYDIS_REGISTER_CL || o->reg == ZYDIS_REGISTER_DX))
+            q[2] |= 0x80; /* registers with forms of their own */
+    }
+}
+
+static uint32_t shape_key(const enc_ctx *c)
+{
+    uint8_t sh[SHAPE_BYTES];
+    shape_of(c, sh);
+    uint32_t h = 2166136261u ^ (uint32_t)c->in->mnemonic;
+    for (size_t i = 0; i < SHAPE_BYTES; i++)
+        h = (h ^ sh[i]) * 16777619u;
+    return h;
+}
+
+static bool shape_equal(const size_cache_ent *e, const enc_ctx *c)
+{
+    uint8_t sh[SHAPE_BYTES];
+    shape_of(c, sh);
+    return memcmp(sh, e->shape, SHAPE_BYTES) == 0;
+}
+
+static void shape_store(size_cache_ent *e, uint32_t key, const enc_ctx *c, uint16_t size)
+{
+    e->key = key;
+    e->mnemonic = c->in->mnemonic;
+    e->size = size;
+    shape_of(c, e->shape);
+}
+
 /* Is `w` the same instruction as `n` with one more 66 prefix? */
 static bool is_66_twin(const uint8_t *w, int wl, const uint8_t *n, int nl)
 {
@@ -628,6 +693,14 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
         /* Zydis takes an address-generation operand's size as the address size */
         m->mem.size = c->req.address_size_hint == ZYDIS_ADDRESS_SIZE_HINT_32 ? 4 : 8;
         return encode_pref(c, out, len) ? 0 : 1;
+    }
+    /* the size chosen before for the same mnemonic and operand shape */
+    uint32_t key = shape_key(c);
+    size_cache_ent *ce = &size_cache[key & (SIZE_CACHE_SIZE - 1)];
+    if (ce->key == key && ce->mnemonic == in->mnemonic && shape_equal(ce, c)) {
+        m->mem.size = ce->size;
+        if (encode_pref(c, out, len))
+            return 0;
     }
     uint8_t cb[NS][15], cl[NS];
     int csize[NS];
@@ -699,6 +772,7 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
     m->mem.size = (ZyanU16)csize[pick];
     memcpy(out, cb[pick], cl[pick]);
     *len = cl[pick];
+    shape_store(ce, key, c, (uint16_t)csize[pick]);
     return 0;
 }
 
@@ -1149,8 +1223,9 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         in->ops[1] = in->ops[0];
         in->n_ops = 3;
     }
-    if (in->mnemonic == ZYDIS_MNEMONIC_XCHG && in->n_ops == 2 && in->ops[1].kind == OPK_MEM &&
-        in->ops[0].kind == OPK_REG) {
+    if ((in->mnemonic == ZYDIS_MNEMONIC_XCHG || in->mnemonic == ZYDIS_MNEMONIC_TEST) &&
+        in->n_ops == 2 && in->ops[1].kind == OPK_MEM && in->ops[0].kind == OPK_REG) {
+        /* xchg/test r, m: the same instruction as m, r (as swaps too) */
         asm_operand t = in->ops[0];
         in->ops[0] = in->ops[1];
         in->ops[1] = t;
