@@ -936,9 +936,11 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
         break;
     case ZYDIS_MNEMONIC_NOP:
         /* Zydis may pick a reserved-NOP opcode (0f 18..0f 1e); as uses 0f 1f /0 */
-        if (out[op] == 0x0f && op + 2 < l && out[op + 1] >= 0x18 && out[op + 1] <= 0x1e) {
+        if (out[op] == 0x0f && op + 2 < l &&
+            ((out[op + 1] >= 0x18 && out[op + 1] <= 0x1e) || out[op + 1] == 0x0d)) {
             out[op + 1] = 0x1f;
-            out[op + 2] &= 0xc7;
+            if (in->n_ops < 2)
+                out[op + 2] &= 0xc7; /* Zydis's two-operand form keeps its reg field */
         }
         break;
     case ZYDIS_MNEMONIC_XCHG:
