@@ -155,7 +155,7 @@ typedef struct asm_item {
     int label;              /* IT_LABEL defined / IT_BRANCH target; -1: `.`-relative */
     int64_t rel;            /* IT_BRANCH to `.+rel` (label == -1) */
     size_t data_off, data_len;  /* IT_BYTES with len==0: bytes in the data arena */
-    int p2;                 /* IT_ALIGN: alignment 2^p2 */
+    int p2;                 /* IT_ALIGN: alignment 2^p2; IT_BRANCH: operand column */
     int max_skip;           /* IT_ALIGN: -1 none */
     int fill;               /* IT_ALIGN: fill byte or -1 for NOPs */
     int stmt;               /* index of the source statement */

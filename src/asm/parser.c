@@ -994,6 +994,7 @@ static int parse_insn(parser *p)
             return NB_ENOMEM;
         it->label = in.ops[label_op].label;
         it->rel = in.ops[label_op].imm;
+        it->p2 = in.ops[label_op].col; /* for "out of range" */
         int brc = asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
                                     p->err);
         if (!brc && (in.flags & INSF_DISP32) && it->llen)
