@@ -953,7 +953,9 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
                 break;
             int other = ia == 0 ? ib : ia;
             int k = 0;
-            if (size == 32 && other == 0) {
+            if (size == 64 && ia == 0 && ib == 0) {
+                out[k++] = 0x90; /* xchg rax, rax: as writes a plain nop */
+            } else if (size == 32 && other == 0) {
                 /* 90 would be nop (no zero-extension): as keeps 87 c0 */
                 out[k++] = 0x87;
                 out[k++] = 0xc0;
