@@ -131,10 +131,16 @@ int asm_lookup_register(const char *s, size_t n);
 int asm_register_size(int reg);  /* width in bits for the size rules */
 bool asm_register_is_mask(int reg);
 bool asm_register_is_vector(int reg);
+bool asm_register_is_rip(int reg);
 
 /* ---- items: the statement list that layout.c lays out ------------------ */
 
-enum asm_item_kind { IT_BYTES, IT_LABEL, IT_BRANCH, IT_ALIGN };
+/* Most statements one assembly may hold (after `n*|x|` expansion). */
+#define ASM_MAX_ITEMS 4000000
+
+/* IT_RIPREL: an instruction with [rip + label]; bytes/len, the disp32 at
+ * byte p2, label + rel is the target. */
+enum asm_item_kind { IT_BYTES, IT_LABEL, IT_BRANCH, IT_ALIGN, IT_RIPREL };
 
 typedef struct asm_item {
     uint8_t kind;

@@ -3,13 +3,22 @@
  * Zydis accepts almost everything GNU as does, but where two encodings are
  * valid it sometimes picks another one than as.  The reference is as
  * (binutils 2.40, `.intel_syntax noprefix`, no -O), so this file also holds
- * the rules that steer Zydis to as's choice:
- *   - memory operands without a size keyword: every size Zydis accepts is
- *     tried; one distinct encoding is taken, several are as's "ambiguous
- *     operand size" error (push/pop/call/jmp default to 64 bits, as in as);
- *   - VEX before EVEX (EVEX only when an operand or decorator needs it);
- *   - the forms as prefers for reg,reg ALU ops, accumulator and imm8 forms,
- *     `mov r64, imm` and `int 3`, see fixup_choice().
+ * the rules that steer Zydis to as's choice, in three places:
+ *   - before the request (asm_encode): as's shorthands (imul r, imm; x87
+ *     defaults; string instructions with operands; cmp<pred>ps; int 3 ->
+ *     int3), immediates written unsigned taken as the negative number they
+ *     are for the operand size (so the imm8 forms apply);
+ *   - choosing among Zydis's answers: VEX before EVEX unless an operand or
+ *     decorator needs EVEX (AVX-VNNI/IFMA the other way round, as as 2.40);
+ *     Zydis's opmask operand k0 inserted when as's syntax leaves it out;
+ *     memory without a size keyword tried at every size, each result
+ *     checked by decoding it, one distinct encoding taken, several being
+ *     as's "ambiguous operand size" (push/pop/call/jmp default to 64 bits,
+ *     66-prefixed twins to the default size);
+ *   - after encoding (fixup_choice, sort_prefixes): moffs vs ModRM for mov,
+ *     xchg with the accumulator, 0f 1f for nop, mod=11 for mov cr/dr,
+ *     EVEX.L'L with {sae}, as's prefix order, segment prefixes Zydis
+ *     refuses, {vex3}/{disp8}/{disp32}.
  * The mnemonic and register name tables are built from Zydis's own string
  * tables on first use and looked up by hash. */
 #include <ctype.h>
@@ -102,6 +111,7 @@ static const struct { const char *as_name, *zy_name; int flags, osz; } aliases[]
     {"fstsw", "fnstsw", INSF_FWAIT, 0}, {"fstcw", "fnstcw", INSF_FWAIT, 0},
     {"finit", "fninit", INSF_FWAIT, 0}, {"fclex", "fnclex", INSF_FWAIT, 0},
     {"fsave", "fnsave", INSF_FWAIT, 0}, {"fstenv", "fnstenv", INSF_FWAIT, 0},
+    {"iretw", "iret", 0, 0},
     {"iret", "iretd", 0, 0},
     {"retq", "ret", 0, 0}, {"retn", "ret", 0, 0},
     {"sysretq", "sysret", 0, 64}, {"sysexitq", "sysexit", 0, 64},
@@ -306,6 +316,11 @@ int asm_register_size(int reg)
 bool asm_register_is_mask(int reg)
 {
     return ZydisRegisterGetClass((ZydisRegister)reg) == ZYDIS_REGCLASS_MASK;
+}
+
+bool asm_register_is_rip(int reg)
+{
+    return reg == ZYDIS_REGISTER_RIP;
 }
 
 bool asm_register_is_vector(int reg)
@@ -861,6 +876,41 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
     }
 }
 
+/* {disp8} / {disp32}: encode with two displacements of the wanted width,
+ * the byte where the results differ is where the displacement sits; write
+ * the real one there. */
+static int force_disp(enc_ctx *c, uint8_t *o, uint8_t *l)
+{
+    const asm_insn *in = c->in;
+    const asm_operand *m = &in->ops[c->mem_op];
+    bool d32 = (in->flags & INSF_DISP32) != 0;
+    int64_t disp = m->disp;
+    if (!d32 && (disp < -128 || disp > 127))
+        return asm_fail(c->err, c->text, in->line, m->col, "{disp8}: displacement does not fit");
+    if (!m->base && !m->index)
+        return 0; /* absolute addresses always have 32 bits */
+    ZydisEncoderOperand *zo = &c->req.operands[c->mem_slot];
+    int64_t a = d32 ? 0x40000000 : 0x40;
+    uint8_t b1[15], b2[15], l1, l2;
+    zo->mem.displacement = a;
+    bool ok1 = encode_pref(c, b1, &l1);
+    zo->mem.displacement = a + 1;
+    bool ok2 = encode_pref(c, b2, &l2);
+    zo->mem.displacement = disp;
+    int k = 0;
+    while (ok1 && ok2 && l1 == l2 && k < l1 && b1[k] == b2[k])
+        k++;
+    int w = d32 ? 4 : 1;
+    if (!ok1 || !ok2 || l1 != l2 || k + w > l1 || (!d32 && b1[k] != 0x40))
+        return asm_fail(c->err, c->text, in->line, m->col,
+                        "{disp%d} cannot be applied to this operand", d32 ? 32 : 8);
+    for (int i = 0; i < w; i++)
+        b1[k + i] = (uint8_t)((uint64_t)disp >> (8 * i));
+    memcpy(o, b1, l1);
+    *l = l1;
+    return 0;
+}
+
 /* as writes legacy prefixes in a fixed order: segment, 67, 66, f2/f3, f0
  * (then REX).  Zydis writes f0/f2/f3 first. */
 static int prefix_rank(uint8_t b)
@@ -1095,9 +1145,7 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
     x87_defaults(in);
     uint8_t pre[4];
     int n_pre = 0;
-    if (string_operands(in, pre, &n_pre)) {
-        /* done: operands dropped, prefixes in pre[] */
-    }
+    string_operands(in, pre, &n_pre); /* may drop the operands, fill pre[] */
     /* mov sreg, r32/r64: Zydis knows only r16; as writes no 66/REX.W */
     bool sreg_wide = false;
     if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->n_ops == 2 && in->ops[0].kind == OPK_REG &&
@@ -1231,9 +1279,10 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         return rc;
     if (rc > 0)
         return explain_failure(&c);
-    if ((in->flags & INSF_FAR) && in->osz == 64 && in->mnemonic == ZYDIS_MNEMONIC_RET &&
-        l < 15 && (o[0] == 0xcb || o[0] == 0xca)) {
-        memmove(o + 1, o, l); /* retfq: REX.W, which Zydis leaves out */
+    if (in->osz == 64 && l < 15 && (((in->flags & INSF_FAR) && in->mnemonic == ZYDIS_MNEMONIC_RET &&
+                                      (o[0] == 0xcb || o[0] == 0xca)) ||
+                                     (in->mnemonic == ZYDIS_MNEMONIC_SYSEXIT && o[0] == 0x0f))) {
+        memmove(o + 1, o, l); /* retfq, sysexitq: REX.W, which Zydis leaves out */
         o[0] = 0x48;
         l++;
     }
@@ -1274,7 +1323,21 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
             l = (uint8_t)k;
         }
     }
+    if ((in->flags & (INSF_DISP8 | INSF_DISP32)) && c.mem_slot >= 0) {
+        rc = force_disp(&c, o, &l);
+        if (rc)
+            return rc;
+    }
     fixup_choice(&c, o, &l);
+    if ((in->flags & INSF_VEX3) && o[0] == 0xc5 && l >= 3 && l < 15) {
+        /* {vex3}: the 3-byte VEX form of the same instruction */
+        uint8_t b1 = o[1];
+        memmove(o + 3, o + 2, (size_t)(l - 2));
+        o[0] = 0xc4;
+        o[1] = (uint8_t)((b1 & 0x80) | 0x61);
+        o[2] = (uint8_t)(b1 & 0x7f);
+        l++;
+    }
     *len = (uint8_t)(l + (o - out));
     sort_prefixes(out, *len);
     return 0;

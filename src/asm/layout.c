@@ -61,7 +61,7 @@ static size_t align_pad(const asm_item *it, size_t off)
 static size_t item_size(const asm_item *it, size_t off)
 {
     switch (it->kind) {
-    case IT_BYTES: return it->data_len;
+    case IT_BYTES: case IT_RIPREL: return it->data_len;
     case IT_BRANCH: return it->is_long ? it->llen : it->slen;
     case IT_ALIGN: return align_pad(it, off);
     default: return 0;
@@ -174,6 +174,15 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
                 memcpy(dst, it->bytes, it->slen);
                 dst[sz - 1] = (uint8_t)(int8_t)d;
             }
+            break;
+        }
+        case IT_RIPREL: {
+            memcpy(dst, it->bytes, it->len);
+            int64_t d = (int64_t)g->items[g->labels[it->label].item].offset + it->rel -
+                        (int64_t)(it->offset + it->len);
+            uint32_t v = (uint32_t)(int32_t)d;
+            for (int k = 0; k < 4; k++)
+                dst[it->p2 + k] = (uint8_t)(v >> (8 * k));
             break;
         }
         case IT_ALIGN:

@@ -41,6 +41,7 @@ typedef struct parser {
     const asm_tok *t;    /* lx.toks.v: the current statement's tokens */
     size_t i;
     int lex_rc;          /* a lexing error met while refilling */
+    bool too_many;       /* ASM_MAX_ITEMS reached */
     asm_error lex_err;
     asm_prog *prog;
     asm_error *err;
@@ -122,6 +123,10 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 static asm_item *new_item(parser *p, int kind)
 {
     asm_prog *g = p->prog;
+    if (g->n_items >= ASM_MAX_ITEMS) {
+        p->too_many = true;
+        return NULL;
+    }
     if (grow((void **)&g->items, &g->cap_items, g->n_items + 1, sizeof *g->items))
         return NULL;
     asm_item *it = &g->items[g->n_items++];
@@ -387,7 +392,7 @@ static int parse_decorator(parser *p, asm_insn *in, asm_operand *op)
 /* mem := '[' term { ('+'|'-') term } ']'  (the '[' is the current token) */
 static int parse_mem_body(parser *p, asm_operand *op)
 {
-    const asm_tok *open = next(p);
+    next(p); /* '[' */
     bool first = true;
     for (;;) {
         const asm_tok *t = peek(p);
@@ -412,9 +417,23 @@ static int parse_mem_body(parser *p, asm_operand *op)
         if (t->kind == TK_IDENT) {
             int r = take_register(p);
             if (!r) {
-                /* labels in memory operands ([rip+label]) are not supported */
-                return asm_fail(p->err, p->text, t->line, t->col, "unknown register '%.*s'",
-                                (int)(t->len > 40 ? 40 : t->len), p->text + t->pos);
+                /* a label: only [rip + label +/- n] is supported; anything
+                 * else reads as a misspelt register */
+                const char *s0 = p->text + t->pos;
+                bool rip = asm_register_is_rip(op->base);
+                if (!rip || sign < 0 || op->disp_label || op->index || s0[0] == '.' ||
+                    (s0[0] == '$' && t->len == 1))
+                    return asm_fail(p->err, p->text, t->line, t->col,
+                                    "unknown register '%.*s'%s",
+                                    (int)(t->len > 40 ? 40 : t->len), s0,
+                                    rip ? "" : " (a label needs [rip + label])");
+                int l = label_ref(p, t);
+                if (l < 0)
+                    return l;
+                next(p);
+                op->disp_label = true;
+                op->label = l;
+                continue;
             }
             int scale = 0;
             if (is_punct(peek(p), '*')) {
@@ -464,7 +483,6 @@ static int parse_mem_body(parser *p, asm_operand *op)
         op->disp = (int64_t)((uint64_t)op->disp + (uint64_t)(sign < 0 ? -v : v));
         op->has_disp = true;
     }
-    (void)open;
     /* as writes disp[base] too: a second bracket group adds to the first */
     if (is_punct(peek(p), '['))
         return parse_mem_body(p, op);
@@ -643,7 +661,7 @@ static int parse_nop(parser *p)
     return emit_bytes(p, b, n);
 }
 
-static int parse_data(parser *p, const asm_tok *d, int width)
+static int parse_data(parser *p, int width)
 {
     uint8_t buf[64];
     size_t n = 0;
@@ -675,7 +693,6 @@ static int parse_data(parser *p, const asm_tok *d, int width)
             break;
         next(p);
     }
-    (void)d;
     if (!n)
         return 0;
     int rc = emit_bytes(p, buf, n);
@@ -684,7 +701,7 @@ static int parse_data(parser *p, const asm_tok *d, int width)
     return rc;
 }
 
-static int parse_align(parser *p, const asm_tok *d, bool p2)
+static int parse_align(parser *p, bool p2)
 {
     int64_t a, fill = -1, max = -1;
     const asm_tok *t = peek(p);
@@ -718,7 +735,6 @@ static int parse_align(parser *p, const asm_tok *d, bool p2)
                 return rc;
         }
     }
-    (void)d;
     asm_item *it = new_item(p, IT_ALIGN);
     if (!it)
         return NB_ENOMEM;
@@ -737,11 +753,11 @@ static int parse_directive(parser *p)
     };
     for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
         if (tok_is(p, d, data[i].name))
-            return parse_data(p, d, data[i].width);
+            return parse_data(p, data[i].width);
     if (tok_is(p, d, ".p2align"))
-        return parse_align(p, d, true);
+        return parse_align(p, true);
     if (tok_is(p, d, ".align") || tok_is(p, d, ".balign"))
-        return parse_align(p, d, false);
+        return parse_align(p, false);
     if (tok_is(p, d, ".intel_syntax") || tok_is(p, d, ".text") || tok_is(p, d, ".code64")) {
         while (!at_stmt_end(p))
             next(p);
@@ -773,6 +789,40 @@ static int prefix_byte(uint32_t f)
     case INSF_REPNE: case INSF_XACQUIRE: case INSF_BND: return 0xf2;
     case INSF_NOTRACK: return 0x3e;
     }
+    return 0;
+}
+
+/* [rip + label]: encode with two placeholder displacements; where the
+ * bytes differ is the disp32, which layout fills in once the label's
+ * offset is known. */
+static int parse_riprel(parser *p, asm_insn *in, int k)
+{
+    asm_operand *o = &in->ops[k];
+    int64_t addend = o->disp;
+    uint8_t b1[15], b2[15], l1, l2;
+    o->disp_label = false;
+    o->disp = 0x40000000;
+    int rc = asm_encode(in, p->text, b1, &l1, p->err);
+    if (rc)
+        return rc;
+    o->disp = 0x40000001;
+    rc = asm_encode(in, p->text, b2, &l2, p->err);
+    if (rc)
+        return rc;
+    int at = 0;
+    while (at < l1 && b1[at] == b2[at])
+        at++;
+    if (l1 != l2 || at + 4 > l1)
+        return asm_fail(p->err, p->text, in->line, o->col, "cannot place the label here");
+    asm_item *it = new_item(p, IT_RIPREL);
+    if (!it)
+        return NB_ENOMEM;
+    memcpy(it->bytes, b1, l1);
+    it->len = l1;
+    it->data_len = l1;
+    it->label = o->label;
+    it->rel = addend;
+    it->p2 = at; /* where the disp32 goes */
     return 0;
 }
 
@@ -866,6 +916,9 @@ static int parse_insn(parser *p)
     }
     if (has_label && !is_branch_mnemonic(p, m)) {
         const asm_operand *o = &in.ops[label_op];
+        if (o->label < 0)
+            return asm_fail(p->err, p->text, in.line, o->col,
+                            "'.' (this address) can only be a branch target");
         const asm_label *l = &p->prog->labels[o->label];
         return asm_fail(p->err, p->text, in.line, o->col, "unknown register '%.*s'",
                         (int)l->len, p->text + l->pos);
@@ -876,18 +929,15 @@ static int parse_insn(parser *p)
             return NB_ENOMEM;
         it->label = in.ops[label_op].label;
         it->rel = in.ops[label_op].imm;
-        return asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
-                                 p->err);
+        int brc = asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
+                                    p->err);
+        if (!brc && (in.flags & INSF_DISP32) && it->llen)
+            it->slen = 0; /* {disp32} jmp label: the rel32 form */
+        return brc;
     }
-    for (int k = 0; k < in.n_ops; k++) {
-        const asm_operand *o = &in.ops[k];
-        if (o->kind == OPK_MEM && o->disp_label) {
-            const asm_label *l = &p->prog->labels[o->label];
-            return asm_fail(p->err, p->text, l->line, l->col,
-                            "unknown register '%.*s' (labels in memory operands are not "
-                            "supported)", (int)l->len, p->text + l->pos);
-        }
-    }
+    for (int k = 0; k < in.n_ops; k++)
+        if (in.ops[k].kind == OPK_MEM && in.ops[k].disp_label)
+            return parse_riprel(p, &in, k);
     asm_item *it = new_item(p, IT_BYTES);
     if (!it)
         return NB_ENOMEM;
@@ -983,7 +1033,6 @@ static int parse_rep(parser *p)
     if (nt->num > 100000000)
         return asm_fail(p->err, p->text, nt->line, nt->col, "repetition count too large");
     size_t first_item = p->prog->n_items;
-    size_t first_label = p->prog->n_labels;
     p->in_rep = true;
     for (;;) {
         int rc = parse_stmt(p);
@@ -1018,10 +1067,13 @@ static int parse_rep(parser *p)
                             (int)l->len, p->text + l->pos);
         }
     }
-    (void)first_label;
     asm_prog *g = p->prog;
-    if (body * count / count != body || body * count > 200000000)
-        return asm_fail(p->err, p->text, nt->line, nt->col, "repetition too large");
+    /* a bound on memory (about 100 bytes per statement), far above what a
+     * benchmark loop body needs */
+    if (count > ASM_MAX_ITEMS || body * count > ASM_MAX_ITEMS ||
+        g->n_items + body * (count - 1) > ASM_MAX_ITEMS)
+        return asm_fail(p->err, p->text, nt->line, nt->col,
+                        "repetition too large (more than %d statements in all)", ASM_MAX_ITEMS);
     if (grow((void **)&g->items, &g->cap_items, g->n_items + body * (count - 1), sizeof *g->items))
         return NB_ENOMEM;
     for (uint64_t c = 1; c < count; c++) {
@@ -1118,6 +1170,11 @@ int asm_parse(const char *text, asm_prog *prog, asm_error *err)
     if (p.lex_rc) {
         *err = p.lex_err;
         return p.lex_rc;
+    }
+    if (rc == NB_ENOMEM && p.too_many) {
+        const asm_srcstmt *st = &prog->stmts[p.stmt];
+        return asm_fail(err, text, st->line, st->col, "too many statements (more than %d)",
+                        ASM_MAX_ITEMS);
     }
     return rc;
 }
