@@ -9,7 +9,7 @@
  * are rewritten where Zydis and as differ (checked by feeding a dump to as):
  * st0 -> st(0), "ret far" -> retf/retfq, "call/jmp far fword" -> "call/jmp
  * fword", the 8087 no-ops -> fneni/fndisi/fnsetpm, "fucomp st(0), st(i)" ->
- * "fucomp st(i)", sysret/sysexit without REX.W -> sysretd/sysexitd, the
+ * "fucomp st(i)", bare sysret/sysexit -> ...d or ...q by REX.W, the
  * 16-bit popf/pushf/iret -> popfw/pushfw/iretw.  equivalent() lists the two
  * cases where as's own choice prints differently (xchg order, int 3,
  * mov r64/r32 from a segment register).
@@ -23,7 +23,8 @@
  * the 0F 18-1F reserved-NOP register forms, undocumented x87 aliases) and
  * branches whose target lies inside the branch itself.
  *
- * Env: NB_ROUNDTRIP_N overrides the instruction count; NB_ROUNDTRIP_DUMP=FILE
+ * Env: NB_ROUNDTRIP_N overrides the instruction count, NB_ROUNDTRIP_SEED the
+ * (non-zero) seed, for exploring beyond make test's run; NB_ROUNDTRIP_DUMP=FILE
  * writes every non-branch text given to nb (to check it with GNU as). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,8 +173,8 @@ static void as_spelling(char *t, size_t cap, const ZydisDecodedInstruction *in)
     replace_all(t, cap, "fdisi8087_nop", "fndisi");
     replace_all(t, cap, "fsetpm287_nop", "fnsetpm");
     replace_all(t, cap, "fucomp st(0), ", "fucomp ");
-    if (!w && (strcmp(t, "sysret") == 0 || strcmp(t, "sysexit") == 0))
-        strcat(t, "d");
+    if (strcmp(t, "sysret") == 0 || strcmp(t, "sysexit") == 0)
+        strcat(t, w ? "q" : "d"); /* as finds the bare names ambiguous */
     /* Zydis's bare popf/pushf/iret are the 16-bit forms; as reads them as 64-bit. */
     if (strcmp(t, "popf") == 0 || strcmp(t, "pushf") == 0 || strcmp(t, "iret") == 0)
         strcat(t, "w");
@@ -428,6 +429,9 @@ static void test_roundtrip(void **state)
 
     const char *ns = getenv("NB_ROUNDTRIP_N");
     size_t n = ns ? strtoul(ns, NULL, 10) : DEFAULT_N;
+    const char *seed = getenv("NB_ROUNDTRIP_SEED");
+    if (seed && strtoull(seed, NULL, 0))
+        rng_state = strtoull(seed, NULL, 0);
     const char *dump = getenv("NB_ROUNDTRIP_DUMP");
     if (dump)
         c.dump = fopen(dump, "w");
