@@ -24,7 +24,7 @@
  * branches whose target lies inside the branch itself.
  *
  * Env: NB_ROUNDTRIP_N overrides the instruction count, NB_ROUNDTRIP_SEED the
- * (non-zero) seed, for exploring beyond make test's run; NB_ROUNDTRIP_DUMP=FILE
+ * seed, for exploring beyond make test's run; NB_ROUNDTRIP_DUMP=FILE
  * writes every non-branch text given to nb (to check it with GNU as). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -430,8 +430,13 @@ static void test_roundtrip(void **state)
     const char *ns = getenv("NB_ROUNDTRIP_N");
     size_t n = ns ? strtoul(ns, NULL, 10) : DEFAULT_N;
     const char *seed = getenv("NB_ROUNDTRIP_SEED");
-    if (seed && strtoull(seed, NULL, 0))
-        rng_state = strtoull(seed, NULL, 0);
+    if (seed && *seed) {
+        /* splitmix64 of the seed: nearby seeds give unrelated xorshift states. */
+        uint64_t z = strtoull(seed, NULL, 0) + 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        rng_state = (z ^ (z >> 31)) | 1;
+    }
     const char *dump = getenv("NB_ROUNDTRIP_DUMP");
     if (dump)
         c.dump = fopen(dump, "w");
