@@ -11,8 +11,8 @@
  * fword", the 8087 no-ops -> fneni/fndisi/fnsetpm, "fucomp st(0), st(i)" ->
  * "fucomp st(i)", bare sysret/sysexit -> ...d or ...q by REX.W, the
  * 16-bit popf/pushf/iret -> popfw/pushfw/iretw.  equivalent() lists the two
- * cases where as's own choice prints differently (xchg order, int 3,
- * mov r64/r32 from a segment register).
+ * cases where as's own choice prints differently (xchg order, xchg ax,ax as
+ * nop, int 3, mov r64/r32 from a segment register).
  * Relative branches become "jcc L" with the label placed by .byte padding at
  * the original distance (a rel32 further than MAX_PAD is moved to 128..MAX_PAD
  * bytes, still out of rel8 reach, and counted); nb's branch must reach the label (its length
@@ -306,6 +306,10 @@ static bool equivalent(const ZydisDecodedInstruction *in, const ZydisDecodedOper
         ZydisRegisterGetClass(ops2[0].reg.value) == ZYDIS_REGCLASS_GPR32 &&
         ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, ops2[0].reg.value) ==
             ops[0].reg.value)
+        return true;
+    /* as encodes "xchg ax, ax" and "xchg rax, rax" as (66) 90, which decodes as nop. */
+    if ((strcmp(a, "xchg ax, ax") == 0 || strcmp(a, "xchg rax, rax") == 0) &&
+        in2->mnemonic == ZYDIS_MNEMONIC_NOP)
         return true;
     if (in->mnemonic != ZYDIS_MNEMONIC_XCHG || strncmp(b, "xchg ", 5) != 0)
         return false;
