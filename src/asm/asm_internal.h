@@ -93,6 +93,7 @@ enum {
     INSF_DISP8 = 1 << 14, INSF_DISP32 = 1 << 15,
     INSF_FAR = 1 << 16,     /* retf, ljmp, lcall */
     INSF_STRING = 1 << 17,  /* movs/cmps/... without a size suffix */
+    INSF_DATA16 = 1 << 18, INSF_ADDR32 = 1 << 19,   /* raw 66 / 67 prefixes */
 };
 
 #define ASM_MAX_OPS 5
@@ -105,6 +106,7 @@ typedef struct asm_insn {
     uint8_t osz;        /* operand size implied by the mnemonic (e.g. cmpsq), bits or 0 */
     int16_t pred;       /* cmpltps-style pseudo op: predicate immediate + 1, or 0 */
     uint8_t raw;        /* an instruction Zydis lacks: index + 1 in encoder.c's table */
+    uint8_t memsize;    /* size an unsized memory operand gets (cvtsi2sdq, vcvtpd2dqx) */
     asm_operand ops[ASM_MAX_OPS];
     int line, col;      /* the mnemonic */
     int rcol;           /* column of a rounding/sae decorator */
@@ -153,7 +155,7 @@ typedef struct asm_item {
     int label;              /* IT_LABEL defined / IT_BRANCH target; -1: `.`-relative */
     int64_t rel;            /* IT_BRANCH to `.+rel` (label == -1) */
     size_t data_off, data_len;  /* IT_BYTES with len==0: bytes in the data arena */
-    int p2;                 /* IT_ALIGN: alignment 2^p2 */
+    int p2;                 /* IT_ALIGN: alignment 2^p2; IT_BRANCH: operand column */
     int max_skip;           /* IT_ALIGN: -1 none */
     int fill;               /* IT_ALIGN: fill byte or -1 for NOPs */
     int stmt;               /* index of the source statement */

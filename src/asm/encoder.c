@@ -39,6 +39,7 @@ typedef struct name_ent {
     uint16_t value;     /* mnemonic or register */
     uint32_t flags;     /* INSF_* added by an alias (mnemonics only) */
     uint8_t osz;
+    uint8_t memsize;
 } name_ent;
 
 #define MNEM_HASH_SIZE 8192
@@ -101,6 +102,18 @@ static const char *const cc_alias[][2] = {
     {"pe", "p"}, {"po", "np"}, {"nbe", "nbe"}, {"nb", "nb"},
 };
 
+/* as's suffixed spellings that fix the size of a memory operand */
+static const struct { const char *as_name, *zy_name; int memsize; } size_aliases[] = {
+    {"cvtsi2sdq", "cvtsi2sd", 8}, {"cvtsi2ssq", "cvtsi2ss", 8},
+    {"vcvtsi2sdq", "vcvtsi2sd", 8}, {"vcvtsi2ssq", "vcvtsi2ss", 8},
+    {"vcvtusi2sdq", "vcvtusi2sd", 8}, {"vcvtusi2ssq", "vcvtusi2ss", 8},
+    {"vfpclasspsx", "vfpclassps", 16}, {"vfpclasspsy", "vfpclassps", 32},
+    {"vfpclasspsz", "vfpclassps", 64}, {"vfpclasspdx", "vfpclasspd", 16},
+    {"vfpclasspdy", "vfpclasspd", 32}, {"vfpclasspdz", "vfpclasspd", 64},
+    {"vfpclassphx", "vfpclassph", 16}, {"vfpclassphy", "vfpclassph", 32},
+    {"vfpclassphz", "vfpclassph", 64},
+};
+
 static const struct { const char *as_name, *zy_name; int flags, osz; } aliases[] = {
     {"sal", "shl", 0, 0},
     {"loopz", "loope", 0, 0}, {"loopnz", "loopne", 0, 0},
@@ -147,6 +160,16 @@ static void tables_init(void)
         if (m)
             tab_put(mnem_tab, MNEM_HASH_SIZE, aliases[i].as_name, m, aliases[i].flags,
                     aliases[i].osz);
+    }
+    for (size_t i = 0; i < sizeof size_aliases / sizeof size_aliases[0]; i++) {
+        int m = mnem_by_name(size_aliases[i].zy_name);
+        if (!m)
+            continue;
+        tab_put(mnem_tab, MNEM_HASH_SIZE, size_aliases[i].as_name, m, 0, 0);
+        name_ent *e = (name_ent *)tab_get(mnem_tab, MNEM_HASH_SIZE, size_aliases[i].as_name,
+                                          strlen(size_aliases[i].as_name));
+        if (e)
+            e->memsize = (uint8_t)size_aliases[i].memsize;
     }
     static const char *const cc_prefix[] = {"j", "cmov", "set", "fcmov"};
     for (size_t p = 0; p < 4; p++) {
@@ -278,6 +301,7 @@ bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn)
     insn->mnemonic = e->value;
     insn->flags |= e->flags;
     insn->osz = e->osz;
+    insn->memsize = e->memsize;
     return true;
 }
 
@@ -576,6 +600,71 @@ static bool mem_size_matches(const uint8_t *b, uint8_t l, int size)
     return true;
 }
 
+/* A memo of the size picked for an unsized memory operand, by mnemonic and
+ * operand shape (kinds, register classes, decorators): the choice does not
+ * depend on register numbers or displacements, and trying every size is the
+ * slow part of encoding.  Process-wide, like Zydis's own tables. */
+#define SIZE_CACHE_SIZE 1024
+#define SHAPE_BYTES (4 + ASM_MAX_OPS * 6)
+
+typedef struct size_cache_ent {
+    uint32_t key;
+    int mnemonic;
+    uint16_t size;
+    uint8_t shape[SHAPE_BYTES];
+} size_cache_ent;
+
+static size_cache_ent size_cache[SIZE_CACHE_SIZE];
+
+static void shape_of(const enc_ctx *c, uint8_t sh[SHAPE_BYTES])
+{
+    const asm_insn *in = c->in;
+    memset(sh, 0, SHAPE_BYTES);
+    sh[0] = in->n_ops;
+    sh[1] = (uint8_t)((in->flags >> 8) & 0xff);   /* MOVABS..EVEX, SAE */
+    sh[2] = (uint8_t)((in->flags >> 16) & 0xff);  /* FAR, STRING, ... */
+    sh[3] = (uint8_t)(in->rounding | (needs_evex(in) ? 0x80 : 0) | (c->has_mask ? 0x40 : 0));
+    for (int i = 0; i < in->n_ops; i++) {
+        const asm_operand *o = &in->ops[i];
+        uint8_t *q = sh + 4 + 6 * i;
+        q[0] = o->kind;
+        q[1] = o->kind == OPK_REG ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->reg) : 0;
+        q[2] = o->bcst;
+        q[3] = (uint8_t)((o->zeroing ? 1 : 0) | (o->mask ? 2 : 0));
+        q[4] = o->base ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->base) : 0;
+        q[5] = o->index ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->index) : 0;
+        if (o->kind == OPK_REG && (o->reg == ZYDIS_REGISTER_AL || o->reg == ZYDIS_REGISTER_AX ||
+                                   o->reg == ZYDIS_REGISTER_EAX || o->reg == ZYDIS_REGISTER_RAX ||
+                                   o->reg == ZYDIS_REGISTER_CL || o->reg == ZYDIS_REGISTER_DX))
+            q[2] |= 0x80; /* registers with forms of their own */
+    }
+}
+
+static uint32_t shape_key(const enc_ctx *c)
+{
+    uint8_t sh[SHAPE_BYTES];
+    shape_of(c, sh);
+    uint32_t h = 2166136261u ^ (uint32_t)c->in->mnemonic;
+    for (size_t i = 0; i < SHAPE_BYTES; i++)
+        h = (h ^ sh[i]) * 16777619u;
+    return h;
+}
+
+static bool shape_equal(const size_cache_ent *e, const enc_ctx *c)
+{
+    uint8_t sh[SHAPE_BYTES];
+    shape_of(c, sh);
+    return memcmp(sh, e->shape, SHAPE_BYTES) == 0;
+}
+
+static void shape_store(size_cache_ent *e, uint32_t key, const enc_ctx *c, uint16_t size)
+{
+    e->key = key;
+    e->mnemonic = c->in->mnemonic;
+    e->size = size;
+    shape_of(c, e->shape);
+}
+
 /* Is `w` the same instruction as `n` with one more 66 prefix? */
 static bool is_66_twin(const uint8_t *w, int wl, const uint8_t *n, int nl)
 {
@@ -604,6 +693,14 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
         /* Zydis takes an address-generation operand's size as the address size */
         m->mem.size = c->req.address_size_hint == ZYDIS_ADDRESS_SIZE_HINT_32 ? 4 : 8;
         return encode_pref(c, out, len) ? 0 : 1;
+    }
+    /* the size chosen before for the same mnemonic and operand shape */
+    uint32_t key = shape_key(c);
+    size_cache_ent *ce = &size_cache[key & (SIZE_CACHE_SIZE - 1)];
+    if (ce->key == key && ce->mnemonic == in->mnemonic && shape_equal(ce, c)) {
+        m->mem.size = ce->size;
+        if (encode_pref(c, out, len))
+            return 0;
     }
     uint8_t cb[NS][15], cl[NS];
     int csize[NS];
@@ -675,6 +772,7 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
     m->mem.size = (ZyanU16)csize[pick];
     memcpy(out, cb[pick], cl[pick]);
     *len = cl[pick];
+    shape_store(ce, key, c, (uint16_t)csize[pick]);
     return 0;
 }
 
@@ -838,9 +936,11 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
         break;
     case ZYDIS_MNEMONIC_NOP:
         /* Zydis may pick a reserved-NOP opcode (0f 18..0f 1e); as uses 0f 1f /0 */
-        if (out[op] == 0x0f && op + 2 < l && out[op + 1] >= 0x18 && out[op + 1] <= 0x1e) {
+        if (out[op] == 0x0f && op + 2 < l &&
+            ((out[op + 1] >= 0x18 && out[op + 1] <= 0x1e) || out[op + 1] == 0x0d)) {
             out[op + 1] = 0x1f;
-            out[op + 2] &= 0xc7;
+            if (in->n_ops < 2)
+                out[op + 2] &= 0xc7; /* Zydis's two-operand form keeps its reg field */
         }
         break;
     case ZYDIS_MNEMONIC_XCHG:
@@ -1125,8 +1225,9 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         in->ops[1] = in->ops[0];
         in->n_ops = 3;
     }
-    if (in->mnemonic == ZYDIS_MNEMONIC_XCHG && in->n_ops == 2 && in->ops[1].kind == OPK_MEM &&
-        in->ops[0].kind == OPK_REG) {
+    if ((in->mnemonic == ZYDIS_MNEMONIC_XCHG || in->mnemonic == ZYDIS_MNEMONIC_TEST) &&
+        in->n_ops == 2 && in->ops[1].kind == OPK_MEM && in->ops[0].kind == OPK_REG) {
+        /* xchg/test r, m: the same instruction as m, r (as swaps too) */
         asm_operand t = in->ops[0];
         in->ops[0] = in->ops[1];
         in->ops[1] = t;
@@ -1143,6 +1244,37 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         in->n_ops == 3 && in->ops[2].kind == OPK_REG && in->ops[2].reg == ZYDIS_REGISTER_XMM0)
         in->n_ops = 2; /* the implicit xmm0, which as lets one write */
     x87_defaults(in);
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
+    case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR: case ZYDIS_MNEMONIC_RCL:
+    case ZYDIS_MNEMONIC_RCR:
+        if (in->n_ops == 1) {
+            /* `shl rax`: as's shift by one */
+            asm_operand *o = &in->ops[in->n_ops++];
+            memset(o, 0, sizeof *o);
+            o->kind = OPK_IMM;
+            o->imm = 1;
+            o->col = in->ops[0].col;
+        }
+        break;
+    default:
+        break;
+    }
+    for (int k = 0; k < in->n_ops; k++) {
+        asm_operand *m = &in->ops[k];
+        if (m->kind != OPK_MEM)
+            continue;
+        /* [rbx+rsp]: rsp cannot be an index; as swaps it with the base */
+        if ((m->index == ZYDIS_REGISTER_RSP || m->index == ZYDIS_REGISTER_ESP) &&
+            m->scale == 1 && m->base && m->base != ZYDIS_REGISTER_RSP &&
+            m->base != ZYDIS_REGISTER_ESP) {
+            uint16_t t = m->base;
+            m->base = m->index;
+            m->index = t;
+        }
+        if (!m->size && in->memsize)
+            m->size = in->memsize;
+    }
     uint8_t pre[4];
     int n_pre = 0;
     string_operands(in, pre, &n_pre); /* may drop the operands, fill pre[] */
@@ -1183,6 +1315,10 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
     uint8_t *o = out;
     if (in->flags & INSF_FWAIT)
         *o++ = 0x9b;
+    if (in->flags & INSF_DATA16)
+        *o++ = 0x66;
+    if (in->flags & INSF_ADDR32)
+        *o++ = 0x67;
     for (int k = 0; k < n_pre; k++)
         *o++ = pre[k];
     if (c.seg_byte)
@@ -1274,6 +1410,21 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         /* clflush byte ptr [rax]: as takes any size keyword where Zydis
          * wants one particular (or none) */
         rc = encode_unsized_mem(&c, o, &l);
+    }
+    if (rc > 0 && (c.req.prefixes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+                                     ZYDIS_ATTRIB_HAS_REPNE))) {
+        /* `rep ret` and the like: as writes the prefix byte where Zydis
+         * refuses the attribute */
+        ZydisEncoderRequest save = c.req;
+        bool ne = (c.req.prefixes & ZYDIS_ATTRIB_HAS_REPNE) != 0;
+        c.req.prefixes &= ~(ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE);
+        rc = encode_body(&c, o + 1, &l);
+        if (rc == 0) {
+            o[0] = ne ? 0xf2 : 0xf3;
+            o++;
+        } else {
+            c.req = save;
+        }
     }
     if (rc < 0)
         return rc;

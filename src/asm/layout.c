@@ -79,7 +79,8 @@ static int fail_label(asm_prog *g, asm_error *err, const asm_item *it, const cha
 {
     const asm_srcstmt *s = &g->stmts[it->stmt];
     const asm_label *l = &g->labels[it->label];
-    return asm_fail(err, g->text, s->line, s->col, msg, (int)l->len, g->text + l->pos);
+    return asm_fail(err, g->text, s->line, it->p2 ? it->p2 : s->col, msg, (int)l->len,
+                    g->text + l->pos);
 }
 
 int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
@@ -115,7 +116,7 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
                 if (!it->llen) {
                     if (it->label < 0)
                         return asm_fail(err, g->text, g->stmts[it->stmt].line,
-                                        g->stmts[it->stmt].col,
+                                        it->p2 ? it->p2 : g->stmts[it->stmt].col,
                                         "branch target out of range (rel8)");
                     return fail_label(g, err, it, "branch target '%.*s' out of range (rel8)");
                 }

@@ -52,6 +52,17 @@ static bool is_ident_char(int c)
     return isalnum(c) || c == '_' || c == '.' || c == '$' || c == '@';
 }
 
+/* `1b` / `12f`: decimal digits then b or f */
+static bool is_local_ref(const char *s, size_t n)
+{
+    if (n < 2 || (s[n - 1] != 'b' && s[n - 1] != 'f'))
+        return false;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
 static int push(asm_toks *t, const asm_tok *tok)
 {
     if (t->n == t->cap) {
@@ -166,6 +177,8 @@ int asm_lex_stmt(asm_lexer *lx, asm_error *err)
             if (t.len > 3 && s[0] == '1' && (s[1] == 't' || s[1] == 'T') &&
                 (s[2] == 'o' || s[2] == 'O')) {
                 t.kind = TK_IDENT;
+            } else if (is_local_ref(s, t.len)) {
+                t.kind = TK_IDENT; /* 1b, 2f: as's local label references */
             } else if (!parse_number(s, t.len, &t.num))
                 return asm_fail(err, text, t.line, t.col, "bad number '%.*s'", (int)t.len, s);
         } else if (is_ident_start(c)) {

@@ -42,6 +42,10 @@ typedef struct parser {
     size_t i;
     int lex_rc;          /* a lexing error met while refilling */
     bool too_many;       /* ASM_MAX_ITEMS reached */
+    /* as's numeric local labels: for each number the label of its last
+     * definition (`1b`) and of its next one if already referenced (`1f`) */
+    struct local_label { uint64_t n; int last, next; } *locals;
+    size_t n_locals, cap_locals;
     asm_error lex_err;
     asm_prog *prog;
     asm_error *err;
@@ -186,6 +190,55 @@ static int label_ref(parser *p, const asm_tok *t)
     return (int)g->n_labels++;
 }
 
+/* A label with no name of its own (numeric local labels); named after the
+ * token for messages. */
+static int label_new(parser *p, const asm_tok *t)
+{
+    asm_prog *g = p->prog;
+    if (grow((void **)&g->labels, &g->cap_labels, g->n_labels + 1, sizeof *g->labels))
+        return NB_ENOMEM;
+    asm_label *l = &g->labels[g->n_labels];
+    l->pos = t->pos;
+    l->len = t->len;
+    l->line = t->line;
+    l->col = t->col;
+    l->item = -1;
+    return (int)g->n_labels++;
+}
+
+static struct local_label *local_get(parser *p, uint64_t n)
+{
+    for (size_t i = 0; i < p->n_locals; i++)
+        if (p->locals[i].n == n)
+            return &p->locals[i];
+    if (grow((void **)&p->locals, &p->cap_locals, p->n_locals + 1, sizeof *p->locals))
+        return NULL;
+    struct local_label *l = &p->locals[p->n_locals++];
+    l->n = n;
+    l->last = -1;
+    l->next = -1;
+    return l;
+}
+
+/* `Nb` / `Nf` at token t: the label index, or <0 (error filled). */
+static int local_ref(parser *p, const asm_tok *t)
+{
+    uint64_t n = strtoull(p->text + t->pos, NULL, 10);
+    struct local_label *l = local_get(p, n);
+    if (!l)
+        return NB_ENOMEM;
+    if (p->text[t->pos + t->len - 1] == 'b') {
+        if (l->last < 0)
+            return asm_fail(p->err, p->text, t->line, t->col,
+                            "undefined label '%.*s' (no '%llu:' before it)", (int)t->len,
+                            p->text + t->pos, (unsigned long long)n);
+        return l->last;
+    }
+    if (l->next < 0)
+        l->next = label_new(p, t);
+    return l->next;
+}
+
 /* ---- expressions ------------------------------------------------------------ */
 
 static int parse_expr(parser *p, int64_t *v);
@@ -281,16 +334,18 @@ static int parse_shift(parser *p, int64_t *v)
     return rc;
 }
 
-/* expr := shift { ('&'|'^') shift }  ('|' is nanoBench's, so no bitwise or) */
+/* expr := shift { ('&'|'^'|'|') shift }
+ * '|' is bitwise or only outside `n*|x|`, where it would close the body. */
 static int parse_expr(parser *p, int64_t *v)
 {
     int rc = parse_shift(p, v);
-    while (!rc && (is_punct(peek(p), '&') || is_punct(peek(p), '^'))) {
+    while (!rc && (is_punct(peek(p), '&') || is_punct(peek(p), '^') ||
+                   (!p->in_rep && is_punct(peek(p), '|')))) {
         char op = next(p)->ch;
         int64_t r;
         rc = parse_shift(p, &r);
         if (!rc)
-            *v = op == '&' ? (*v & r) : (*v ^ r);
+            *v = op == '&' ? (*v & r) : op == '^' ? (*v ^ r) : (*v | r);
     }
     return rc;
 }
@@ -574,6 +629,13 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
         op->kind = OPK_LABEL;
         op->label = -1;
         op->imm = v;
+    } else if (t->kind == TK_IDENT && isdigit((unsigned char)p->text[t->pos])) {
+        int l = local_ref(p, t);
+        if (l < 0)
+            return l;
+        next(p);
+        op->kind = OPK_LABEL;
+        op->label = l;
     } else if (t->kind == TK_IDENT) {
         /* not a register: a label (branch target) */
         const char *s = p->text + t->pos;
@@ -771,6 +833,7 @@ static const struct { const char *name; uint32_t flag; } prefix_words[] = {
     {"lock", INSF_LOCK}, {"rep", INSF_REP}, {"repe", INSF_REPE}, {"repz", INSF_REPE},
     {"repne", INSF_REPNE}, {"repnz", INSF_REPNE}, {"xacquire", INSF_XACQUIRE},
     {"xrelease", INSF_XRELEASE}, {"bnd", INSF_BND}, {"notrack", INSF_NOTRACK},
+    {"data16", INSF_DATA16}, {"addr32", INSF_ADDR32},
 };
 
 static uint32_t prefix_word(parser *p, const asm_tok *t)
@@ -788,6 +851,8 @@ static int prefix_byte(uint32_t f)
     case INSF_REP: case INSF_REPE: case INSF_XRELEASE: return 0xf3;
     case INSF_REPNE: case INSF_XACQUIRE: case INSF_BND: return 0xf2;
     case INSF_NOTRACK: return 0x3e;
+    case INSF_DATA16: return 0x66;
+    case INSF_ADDR32: return 0x67;
     }
     return 0;
 }
@@ -929,6 +994,7 @@ static int parse_insn(parser *p)
             return NB_ENOMEM;
         it->label = in.ops[label_op].label;
         it->rel = in.ops[label_op].imm;
+        it->p2 = in.ops[label_op].col; /* for "out of range" */
         int brc = asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
                                     p->err);
         if (!brc && (in.flags & INSF_DISP32) && it->llen)
@@ -1088,12 +1154,25 @@ static int parse_stmt(parser *p)
 {
     for (;;) {
         const asm_tok *t = peek(p);
-        if (t->kind == TK_IDENT && is_punct(peek2(p), ':') &&
-            !asm_lookup_register(p->text + t->pos, t->len)) {
+        bool local = t->kind == TK_NUM && is_punct(peek2(p), ':') &&
+                     isdigit((unsigned char)p->text[t->pos]);
+        if (local || (t->kind == TK_IDENT && is_punct(peek2(p), ':') &&
+                      !asm_lookup_register(p->text + t->pos, t->len))) {
             int rc = add_srcstmt(p, t);
             if (rc)
                 return rc;
-            int l = label_ref(p, t);
+            int l;
+            if (local) {
+                /* `1:`: a new instance of local label 1 */
+                struct local_label *ll = local_get(p, t->num);
+                if (!ll)
+                    return NB_ENOMEM;
+                l = ll->next >= 0 ? ll->next : label_new(p, t);
+                ll->next = -1;
+                ll->last = l;
+            } else {
+                l = label_ref(p, t);
+            }
             if (l < 0)
                 return l;
             asm_label *lb = &p->prog->labels[l];
@@ -1166,6 +1245,7 @@ int asm_parse(const char *text, asm_prog *prog, asm_error *err)
         break;
     }
     free(p.cache);
+    free(p.locals);
     free(p.lx.toks.v);
     if (p.lex_rc) {
         *err = p.lex_err;
