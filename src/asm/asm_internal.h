@@ -51,6 +51,8 @@ typedef struct asm_lexer {
 } asm_lexer;
 
 void asm_lexer_init(asm_lexer *lx, const char *text);
+/* Continue lexing at byte `pos`, which is on `line` at column `col`. */
+void asm_lexer_seek(asm_lexer *lx, uint32_t pos, int line, int col);
 /* Replace lx->toks with the next statement's tokens (through its ';',
  * newline or the end). Returns 0, NB_ENOMEM, or NB_EINPUT (bad literal or
  * character; *err filled). */

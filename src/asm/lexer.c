@@ -129,6 +129,13 @@ void asm_lexer_init(asm_lexer *lx, const char *text)
     lx->line_start = text;
 }
 
+void asm_lexer_seek(asm_lexer *lx, uint32_t pos, int line, int col)
+{
+    lx->p = lx->text + pos;
+    lx->line = line;
+    lx->line_start = lx->p - (col - 1);
+}
+
 int asm_lex_stmt(asm_lexer *lx, asm_error *err)
 {
     const char *text = lx->text;

@@ -1087,18 +1087,9 @@ static int parse_insn_cached(parser *p)
 
 static int parse_stmt(parser *p);
 
-/* rep := NUM '*' '|' stmt { SEP stmt } '|' */
-static int parse_rep(parser *p)
+/* The statements of a repetition, through its closing '|'. */
+static int parse_rep_body(parser *p, const asm_tok *bar)
 {
-    const asm_tok nt_copy = *next(p);
-    next(p); /* '*' */
-    const asm_tok bar_copy = *next(p);
-    const asm_tok *nt = &nt_copy, *bar = &bar_copy;
-    if (p->in_rep)
-        return asm_fail(p->err, p->text, nt->line, nt->col, "nested repetition");
-    if (nt->num > 100000000)
-        return asm_fail(p->err, p->text, nt->line, nt->col, "repetition count too large");
-    size_t first_item = p->prog->n_items;
     p->in_rep = true;
     for (;;) {
         int rc = parse_stmt(p);
@@ -1117,6 +1108,24 @@ static int parse_rep(parser *p)
                         "unterminated repetition: no closing '|'");
     }
     p->in_rep = false;
+    return 0;
+}
+
+/* rep := NUM '*' '|' stmt { SEP stmt } '|' */
+static int parse_rep(parser *p)
+{
+    const asm_tok nt_copy = *next(p);
+    next(p); /* '*' */
+    const asm_tok bar_copy = *next(p);
+    const asm_tok *nt = &nt_copy, *bar = &bar_copy;
+    if (p->in_rep)
+        return asm_fail(p->err, p->text, nt->line, nt->col, "nested repetition");
+    if (nt->num > 100000000)
+        return asm_fail(p->err, p->text, nt->line, nt->col, "repetition count too large");
+    size_t first_item = p->prog->n_items;
+    int rc = parse_rep_body(p, bar);
+    if (rc)
+        return rc;
     size_t body = p->prog->n_items - first_item;
     uint64_t count = nt->num;
     if (count == 0) {
@@ -1125,13 +1134,24 @@ static int parse_rep(parser *p)
     }
     if (body == 0 || count == 1)
         return 0;
-    for (size_t k = first_item; k < first_item + body; k++) {
-        if (p->prog->items[k].kind == IT_LABEL) {
-            asm_label *l = &p->prog->labels[p->prog->items[k].label];
-            return asm_fail(p->err, p->text, l->line, l->col,
-                            "duplicate label '%.*s' (defined inside a repetition)",
-                            (int)l->len, p->text + l->pos);
+    bool has_label = false;
+    for (size_t k = first_item; k < first_item + body; k++)
+        has_label |= p->prog->items[k].kind == IT_LABEL;
+    if (has_label) {
+        /* Labels (`1:` ... `jnz 1b`) need each copy parsed anew, as .rept
+         * does; a named label then meets itself as a duplicate. */
+        for (uint64_t c = 1; c < count; c++) {
+            if (p->prog->n_items + body > ASM_MAX_ITEMS)
+                return asm_fail(p->err, p->text, nt->line, nt->col,
+                                "repetition too large (more than %d statements in all)",
+                                ASM_MAX_ITEMS);
+            asm_lexer_seek(&p->lx, bar->pos + 1, bar->line, bar->col + 1);
+            refill(p);
+            rc = parse_rep_body(p, bar);
+            if (rc)
+                return rc;
         }
+        return 0;
     }
     asm_prog *g = p->prog;
     /* a bound on memory (about 100 bytes per statement), far above what a
