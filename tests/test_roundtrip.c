@@ -20,10 +20,10 @@
  *
  * Skipped, each counted and printed with its reason (the run fails if skips
  * exceed MAX_SKIP_PCT): instructions with no assembler syntax (KNC-only,
- * the 0F 18-1F reserved-NOP register forms, undocumented x87 aliases, a
- * 67-prefixed absolute address above 2 GiB, which as only takes with an
- * addr32 prefix Zydis does not print) and branches whose target lies inside
- * the branch itself.
+ * 0F 18-1E hint NOPs Zydis prints without their reg field, undocumented x87
+ * aliases, a 67-prefixed absolute address above 2 GiB, which as only takes
+ * with an addr32 prefix Zydis does not print) and branches whose target lies
+ * inside the branch itself.
  *
  * Env: NB_ROUNDTRIP_N overrides the instruction count, NB_ROUNDTRIP_SEED the
  * seed, for exploring beyond make test's run; NB_ROUNDTRIP_DUMP=FILE
@@ -45,7 +45,7 @@
 
 #define DEFAULT_N 100000
 #define MIN_RATE 99.5
-#define MAX_SKIP_PCT 5.0
+#define MAX_SKIP_PCT 1.0
 #define MAX_PAD 1024
 #define MAX_CATS 512
 
@@ -66,7 +66,7 @@ typedef struct skip_reason {
 enum { SKIP_KNC, SKIP_RESNOP, SKIP_X87ALIAS, SKIP_SELF, SKIP_ADDR32, SKIP_MAX };
 static skip_reason skips[SKIP_MAX] = {
     [SKIP_KNC] = {"Knights Corner-only instruction: no assembler syntax", 0},
-    [SKIP_RESNOP] = {"0F 18-1E reserved NOP, or 0F 1F with a register: no as syntax", 0},
+    [SKIP_RESNOP] = {"0F 18-1E hint NOP printed with one operand: its reg field is lost", 0},
     [SKIP_X87ALIAS] = {"undocumented x87 alias (fstpnce): no as mnemonic", 0},
     [SKIP_SELF] = {"relative branch into its own bytes: no label can sit there", 0},
     [SKIP_ADDR32] = {"67-prefixed absolute address >= 2 GiB: as needs addr32, Zydis prints none", 0},
@@ -335,8 +335,11 @@ static void check_one(rt_ctx *c, const uint8_t *b)
         c->skipped++;
         return;
     }
+    /* Zydis prints one operand for some 0F 18-1E hint NOPs and drops the reg
+     * field the bytes hold, so the text names no single instruction. (The
+     * two-operand "nop r/m, reg" Zydis prints is nb's extension and tested.) */
     if (in.mnemonic == ZYDIS_MNEMONIC_NOP && in.opcode_map == ZYDIS_OPCODE_MAP_0F &&
-        (in.operand_count_visible == 2 || (in.opcode >= 0x18 && in.opcode <= 0x1e))) {
+        in.opcode >= 0x18 && in.opcode <= 0x1e && in.operand_count_visible == 1) {
         skips[SKIP_RESNOP].count++;
         c->skipped++;
         return;
