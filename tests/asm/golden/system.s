@@ -109,3 +109,8 @@ jmp fword ptr [rax+rdx*2+0x10]
 fucomp st(6)
 int 3
 xchg eax, edi
+xchg rax, rax
+xchg ax, ax
+xchg eax, eax
+xchg ecx, ecx
+sbb bl, byte ptr [0x7fcf68a9]
