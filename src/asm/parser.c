@@ -1030,7 +1030,8 @@ static int parse_insn_cached(parser *p)
 {
     /* the statement's text: up to the token that ends it */
     size_t j = p->i;
-    while (p->t[j].kind != TK_END && p->t[j].kind != TK_SEP && !is_punct(&p->t[j], '|'))
+    while (p->t[j].kind != TK_END && p->t[j].kind != TK_SEP &&
+           !(p->in_rep && is_punct(&p->t[j], '|')))
         j++;
     if (j == p->i)
         return parse_insn(p);
