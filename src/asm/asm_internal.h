@@ -96,6 +96,7 @@ enum {
     INSF_FAR = 1 << 16,     /* retf, ljmp, lcall */
     INSF_STRING = 1 << 17,  /* movs/cmps/... without a size suffix */
     INSF_DATA16 = 1 << 18, INSF_ADDR32 = 1 << 19,   /* raw 66 / 67 prefixes */
+    INSF_SHORT = 1 << 20,   /* `jmp short label` */
 };
 
 #define ASM_MAX_OPS 5

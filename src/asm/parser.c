@@ -553,6 +553,13 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
     memset(op, 0, sizeof *op);
     op->col = t->col;
     op->label = -1;
+    if (tok_is(p, t, "short") && peek2(p)->kind == TK_IDENT) {
+        /* `jmp short label`: only the rel8 form */
+        next(p);
+        t = peek(p);
+        op->col = t->col;
+        in->flags |= INSF_SHORT;
+    }
     int sz = size_word(p, t);
     if (sz) {
         op->size = (uint16_t)sz;
@@ -1005,6 +1012,12 @@ static int parse_insn(parser *p)
                                     p->err);
         if (!brc && (in.flags & INSF_DISP32) && it->llen)
             it->slen = 0; /* {disp32} jmp label: the rel32 form */
+        if (!brc && (in.flags & INSF_SHORT)) {
+            if (!it->slen)
+                return asm_fail(p->err, p->text, in.line, in.ops[label_op].col,
+                                "this branch has no short form");
+            it->llen = 0;
+        }
         return brc;
     }
     for (int k = 0; k < in.n_ops; k++)
