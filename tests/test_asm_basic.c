@@ -211,6 +211,9 @@ static void test_more_diagnostics(void **state)
         {"add rax, rbx, rcx", 1, 15, "operand 3"},
         {"vaddps xmm0, xmm1", 1, 14, "operand 2"},
         {"mov eax, byte ptr [rax]", 1, 10, "operand 2"},
+        {"jmp 0x10", 1, 5, "branch target"},
+        {"jmp short x; 200*|nop|; x: nop", 1, 11, "out of range"},
+        {"call short x; x: nop", 1, 12, "no short form"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         asm_code code;

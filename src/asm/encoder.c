@@ -1147,6 +1147,24 @@ static int encode_body(enc_ctx *c, uint8_t *o, uint8_t *l)
     return encode_pref(c, o, l) ? 0 : 1;
 }
 
+static bool is_rel_branch(int m)
+{
+    switch (m) {
+    case ZYDIS_MNEMONIC_JMP: case ZYDIS_MNEMONIC_CALL: case ZYDIS_MNEMONIC_JB:
+    case ZYDIS_MNEMONIC_JBE: case ZYDIS_MNEMONIC_JL: case ZYDIS_MNEMONIC_JLE:
+    case ZYDIS_MNEMONIC_JNB: case ZYDIS_MNEMONIC_JNBE: case ZYDIS_MNEMONIC_JNL:
+    case ZYDIS_MNEMONIC_JNLE: case ZYDIS_MNEMONIC_JNO: case ZYDIS_MNEMONIC_JNP:
+    case ZYDIS_MNEMONIC_JNS: case ZYDIS_MNEMONIC_JNZ: case ZYDIS_MNEMONIC_JO:
+    case ZYDIS_MNEMONIC_JP: case ZYDIS_MNEMONIC_JS: case ZYDIS_MNEMONIC_JZ:
+    case ZYDIS_MNEMONIC_JCXZ: case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JRCXZ:
+    case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE: case ZYDIS_MNEMONIC_LOOPNE:
+    case ZYDIS_MNEMONIC_XBEGIN:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void set_st(asm_operand *o, int i, int col)
 {
     memset(o, 0, sizeof *o);
@@ -1220,6 +1238,11 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         *len = raw_insns[in->raw - 1].len;
         return 0;
     }
+    if (in->n_ops == 1 && in->ops[0].kind == OPK_IMM && is_rel_branch(in->mnemonic))
+        /* as would take the number as an absolute address and leave a
+         * relocation: nothing nb can place */
+        return asm_fail(err, text, in->line, in->ops[0].col,
+                        "branch target must be a label or '.'/'$' +/- a number");
     /* as's shorthands */
     if (in->mnemonic == ZYDIS_MNEMONIC_IMUL && in->n_ops == 2 && in->ops[1].kind == OPK_IMM &&
         in->ops[0].kind == OPK_REG) {
