@@ -71,7 +71,6 @@ typedef struct asm_operand {
     uint8_t scale;      /* memory: 0 (no index), 1, 2, 4, 8 */
     uint8_t bcst;       /* {1toN}: N, else 0 */
     bool zeroing;       /* {z} */
-    bool has_disp;
     bool disp_label;    /* memory: displacement is label (RIP-relative) */
     uint16_t reg;       /* OPK_REG: ZydisRegister */
     uint16_t mask;      /* {kN}: ZydisRegister, else 0 */
@@ -132,10 +131,8 @@ bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn);
 /* Register lookup (case-insensitive; st, st(i) handled by the parser).
  * Returns the ZydisRegister or 0. */
 int asm_lookup_register(const char *s, size_t n);
-/* true for GP/vector/... register classes the parser treats specially */
 int asm_register_size(int reg);  /* width in bits for the size rules */
 bool asm_register_is_mask(int reg);
-bool asm_register_is_vector(int reg);
 bool asm_register_is_rip(int reg);
 
 /* ---- items: the statement list that layout.c lays out ------------------ */

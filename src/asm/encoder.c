@@ -347,11 +347,6 @@ bool asm_register_is_rip(int reg)
     return reg == ZYDIS_REGISTER_RIP;
 }
 
-bool asm_register_is_vector(int reg)
-{
-    ZydisRegisterClass c = ZydisRegisterGetClass((ZydisRegister)reg);
-    return c == ZYDIS_REGCLASS_XMM || c == ZYDIS_REGCLASS_YMM || c == ZYDIS_REGCLASS_ZMM;
-}
 
 /* ---- building the request ----------------------------------------------- */
 

@@ -539,7 +539,6 @@ static int parse_mem_body(parser *p, asm_operand *op)
             continue;
         }
         op->disp = (int64_t)((uint64_t)op->disp + (uint64_t)(sign < 0 ? -v : v));
-        op->has_disp = true;
     }
     /* as writes disp[base] too: a second bracket group adds to the first */
     if (is_punct(peek(p), '['))
@@ -586,8 +585,7 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
                 if (rc)
                     return rc;
                 op->disp = v;
-                op->has_disp = true;
-                if (is_punct(peek(p), '[')) {
+                        if (is_punct(peek(p), '[')) {
                     rc = parse_mem_body(p, op);
                     if (rc)
                         return rc;
@@ -613,16 +611,14 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
         if (is_punct(peek(p), '[')) {
             op->kind = OPK_MEM;
             op->disp = v;
-            op->has_disp = true;
-            rc = parse_mem_body(p, op);
+                rc = parse_mem_body(p, op);
             if (rc)
                 return rc;
         } else if (sz) {
             /* `dword ptr 0x1000`: absolute memory */
             op->kind = OPK_MEM;
             op->disp = v;
-            op->has_disp = true;
-        } else {
+            } else {
             op->kind = OPK_IMM;
             op->imm = v;
         }
