@@ -1142,6 +1142,34 @@ static int encode_body(enc_ctx *c, uint8_t *o, uint8_t *l)
     return encode_pref(c, o, l) ? 0 : 1;
 }
 
+static void set_reg(asm_operand *o, int reg, int col)
+{
+    memset(o, 0, sizeof *o);
+    o->kind = OPK_REG;
+    o->reg = (uint16_t)reg;
+    o->col = col;
+}
+
+/* Operands Zydis spells out and as leaves implicit (clzero rax), or
+ * names with another size (senduipi r32 for as's r64). */
+static void implicit_operands(asm_insn *in)
+{
+    if (in->n_ops == 0 && in->mnemonic == ZYDIS_MNEMONIC_CLZERO) {
+        set_reg(&in->ops[0], ZYDIS_REGISTER_RAX, in->col);
+        in->n_ops = 1;
+    } else if (in->n_ops == 0 && in->mnemonic == ZYDIS_MNEMONIC_INVLPGB) {
+        set_reg(&in->ops[0], ZYDIS_REGISTER_RAX, in->col);
+        set_reg(&in->ops[1], ZYDIS_REGISTER_EDX, in->col);
+        set_reg(&in->ops[2], ZYDIS_REGISTER_ECX, in->col);
+        in->n_ops = 3;
+    } else if (in->n_ops == 1 && in->mnemonic == ZYDIS_MNEMONIC_SENDUIPI &&
+               in->ops[0].kind == OPK_REG &&
+               ZydisRegisterGetClass((ZydisRegister)in->ops[0].reg) == ZYDIS_REGCLASS_GPR64) {
+        in->ops[0].reg = (uint16_t)ZydisRegisterEncode(
+            ZYDIS_REGCLASS_GPR32, (ZyanU8)ZydisRegisterGetId((ZydisRegister)in->ops[0].reg));
+    }
+}
+
 static bool is_rel_branch(int m)
 {
     switch (m) {
@@ -1264,6 +1292,7 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         in->n_ops == 3 && in->ops[2].kind == OPK_REG && in->ops[2].reg == ZYDIS_REGISTER_XMM0)
         in->n_ops = 2; /* the implicit xmm0, which as lets one write */
     x87_defaults(in);
+    implicit_operands(in);
     switch (in->mnemonic) {
     case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
     case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR: case ZYDIS_MNEMONIC_RCL:
