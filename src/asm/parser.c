@@ -1260,6 +1260,16 @@ int asm_parse(const char *text, asm_prog *prog, asm_error *err)
 {
     parser p = {.text = text, .prog = prog, .err = err};
     prog->text = text;
+    /* one allocation for the usual case: at most one item and one source
+     * statement per separator, plus labels (repetitions grow it later) */
+    size_t seps = 1;
+    for (const char *c = text; *c; c++)
+        seps += *c == ';' || *c == '\n' || *c == ':';
+    if (seps > ASM_MAX_ITEMS)
+        seps = ASM_MAX_ITEMS;
+    if (grow((void **)&prog->items, &prog->cap_items, seps, sizeof *prog->items) ||
+        grow((void **)&prog->stmts, &prog->cap_stmts, seps, sizeof *prog->stmts))
+        return NB_ENOMEM;
     asm_lexer_init(&p.lx, text);
     refill(&p);
     int rc;
