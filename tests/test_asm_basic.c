@@ -186,6 +186,47 @@ static void test_disasm_and_listing(void **state)
     asm_code_free(&code);
 }
 
+/* Diagnostics beyond the error classes of test_asm_errors.c: each input
+ * fails at line:col with a message holding the given words. */
+static void test_more_diagnostics(void **state)
+{
+    (void)state;
+    static const struct { const char *src; int line, col; const char *words; } bad[] = {
+        {"vaddps zmm0 {k0}, zmm1, zmm2", 1, 14, "k0"},
+        {"vaddps xmm0 {z}, xmm1, xmm2", 1, 8, "write mask"},
+        {"nop\n.foo 1", 2, 1, "unknown directive"},
+        {"mov eax, 0x1g", 1, 10, "bad number"},
+        {"nop; |", 1, 6, "mnemonic"},
+        {"add rax, .", 1, 10, "branch target"},
+        {"mov rax, [rbx+lbl]", 1, 15, "unknown register"},
+        {"mov rax, [rip+nowhere]", 1, 15, "undefined label"},
+        {"jmp 1b", 1, 5, "undefined label"},
+        {"5000000*|nop|", 1, 1, "too large"},
+        {"2*|x: nop|", 1, 4, "duplicate label"},
+        {".byte 256", 1, 7, "does not fit"},
+        {".p2align 3, 0, 1; .align 3", 1, 26, "power of 2"},
+        {"{disp8} mov rax, [rbx+1000]", 1, 18, "disp8"},
+        {"mov rax, [rbx*3]", 1, 11, "scale"},
+        {"2*|nop", 1, 3, "unterminated"},
+        {"add rax, rbx, rcx", 1, 15, "operand 3"},
+        {"vaddps xmm0, xmm1", 1, 14, "operand 2"},
+        {"mov eax, byte ptr [rax]", 1, 10, "operand 2"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        asm_code code;
+        asm_error err;
+        int rc = asm_assemble(bad[i].src, &code, &err);
+        if (rc == 0) {
+            asm_code_free(&code);
+            fail_msg("'%s' assembled, must fail", bad[i].src);
+        }
+        assert_int_equal(rc, NB_EINPUT);
+        if (err.line != bad[i].line || err.col != bad[i].col || !strstr(err.message, bad[i].words))
+            fail_msg("'%s': got %d:%d '%s', want %d:%d '...%s...'", bad[i].src, err.line,
+                     err.col, err.message, bad[i].line, bad[i].col, bad[i].words);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_empty_input),
         cmocka_unit_test(test_large_repetition),
         cmocka_unit_test(test_disasm_and_listing),
+        cmocka_unit_test(test_more_diagnostics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,9 +38,24 @@ size_t asm_nop_bytes(int n, uint8_t out[15])
 }
 
 /* as pads alignment gaps with 11-byte NOPs and one shorter NOP at the end;
- * its NOPs of 1 to 11 bytes are exactly nanoBench's |1 to |11. */
+ * its NOPs of 1 to 11 bytes are exactly nanoBench's |1 to |11.  A gap of
+ * 88 bytes or more starts with a jump over the rest (rel8 while it
+ * reaches, else rel32), as as 2.40 does. */
 static void fill_nops(uint8_t *p, size_t n)
 {
+    if (n >= 88) {
+        size_t rest = n - 2;
+        if (rest <= 127) {
+            *p++ = 0xeb;
+            *p++ = (uint8_t)rest;
+        } else {
+            rest = n - 5;
+            *p++ = 0xe9;
+            for (int k = 0; k < 4; k++)
+                *p++ = (uint8_t)(rest >> (8 * k));
+        }
+        n = rest;
+    }
     while (n > 11) {
         p += asm_nop_bytes(11, p);
         n -= 11;
@@ -187,7 +202,7 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
             break;
         }
         case IT_ALIGN:
-            if (it->fill >= 0)
+            if (it->fill >= 0 && it->fill != 0x90) /* as pads with NOPs for 0x90 too */
                 memset(dst, it->fill, sz);
             else
                 fill_nops(dst, sz);

@@ -438,6 +438,9 @@ static int parse_decorator(parser *p, asm_insn *in, asm_operand *op)
     }
     int r = asm_lookup_register(s, n);
     if (r && asm_register_is_mask(r)) {
+        if (n == 2 && s[1] == '0')
+            return asm_fail(p->err, p->text, t->line, t->col,
+                            "k0 cannot be a write mask (it means no masking)");
         op->mask = (uint16_t)r;
         return 0;
     }
@@ -658,6 +661,9 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
         if (rc)
             return rc;
     }
+    if (op->zeroing && !op->mask)
+        return asm_fail(p->err, p->text, t->line, op->col,
+                        "{z} needs a write mask ({k1} to {k7}) on the same operand");
     return 0;
 }
 
@@ -1024,7 +1030,8 @@ static int parse_insn_cached(parser *p)
 {
     /* the statement's text: up to the token that ends it */
     size_t j = p->i;
-    while (p->t[j].kind != TK_END && p->t[j].kind != TK_SEP && !is_punct(&p->t[j], '|'))
+    while (p->t[j].kind != TK_END && p->t[j].kind != TK_SEP &&
+           !(p->in_rep && is_punct(&p->t[j], '|')))
         j++;
     if (j == p->i)
         return parse_insn(p);
