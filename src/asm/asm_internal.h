@@ -166,6 +166,7 @@ typedef struct asm_label {
     uint32_t pos, len;      /* name in the source */
     int line, col;          /* first use or definition */
     int item;               /* defining item, -1 until defined */
+    bool anon;              /* a numeric local label: not found by name */
 } asm_label;
 
 typedef struct asm_srcstmt {

@@ -157,10 +157,14 @@ static int label_ref(parser *p, const asm_tok *t)
     asm_prog *g = p->prog;
     if (g->n_labels * 2 >= g->lhash_cap) {
         size_t cap = g->lhash_cap ? g->lhash_cap * 2 : 64;
+        while (cap <= g->n_labels * 2)
+            cap *= 2;
         int *h = calloc(cap, sizeof *h);
         if (!h)
             return NB_ENOMEM;
         for (size_t i = 0; i < g->n_labels; i++) {
+            if (g->labels[i].anon)
+                continue;
             uint32_t k = hash_name(p->text + g->labels[i].pos, g->labels[i].len) & (cap - 1);
             while (h[k])
                 k = (k + 1) & (cap - 1);
@@ -186,6 +190,7 @@ static int label_ref(parser *p, const asm_tok *t)
     l->line = t->line;
     l->col = t->col;
     l->item = -1;
+    l->anon = false;
     g->lhash[k] = (int)g->n_labels + 1;
     return (int)g->n_labels++;
 }
@@ -203,6 +208,7 @@ static int label_new(parser *p, const asm_tok *t)
     l->line = t->line;
     l->col = t->col;
     l->item = -1;
+    l->anon = true;
     return (int)g->n_labels++;
 }
 
