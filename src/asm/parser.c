@@ -1156,6 +1156,12 @@ static int parse_rep(parser *p)
     }
     if (body == 0 || count == 1)
         return 0;
+    /* a bound on memory (about 100 bytes per statement), far above what a
+     * benchmark loop body needs */
+    if (count > ASM_MAX_ITEMS || body * count > ASM_MAX_ITEMS ||
+        p->prog->n_items + body * (count - 1) > ASM_MAX_ITEMS)
+        return asm_fail(p->err, p->text, nt->line, nt->col,
+                        "repetition too large (more than %d statements in all)", ASM_MAX_ITEMS);
     bool has_label = false;
     for (size_t k = first_item; k < first_item + body; k++)
         has_label |= p->prog->items[k].kind == IT_LABEL;
@@ -1176,12 +1182,6 @@ static int parse_rep(parser *p)
         return 0;
     }
     asm_prog *g = p->prog;
-    /* a bound on memory (about 100 bytes per statement), far above what a
-     * benchmark loop body needs */
-    if (count > ASM_MAX_ITEMS || body * count > ASM_MAX_ITEMS ||
-        g->n_items + body * (count - 1) > ASM_MAX_ITEMS)
-        return asm_fail(p->err, p->text, nt->line, nt->col,
-                        "repetition too large (more than %d statements in all)", ASM_MAX_ITEMS);
     if (grow((void **)&g->items, &g->cap_items, g->n_items + body * (count - 1), sizeof *g->items))
         return NB_ENOMEM;
     for (uint64_t c = 1; c < count; c++) {
