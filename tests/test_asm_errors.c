@@ -159,6 +159,24 @@ static void test_nested_repetition(void **s)
     expect_error_at("nop\n4*|add rax, 1; 2*|nop||", 2, 16, 16, WORDS("nested"));
 }
 
+/* ah/bh/ch/dh cannot share an instruction with a REX prefix (as refuses it). */
+static void test_high_byte_with_rex(void **s)
+{
+    (void)s;
+    const char *bad[] = {"mov ah, sil", "add r8b, ah", "movzx r9d, bh", "mov ch, byte ptr [r12]"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        asm_code code = {0};
+        asm_error err = {0};
+        if (asm_assemble(bad[i], &code, &err) == 0) {
+            asm_code_free(&code);
+            fail_msg("'%s' assembled but must fail (high byte register with REX)", bad[i]);
+        }
+        assert_true(err.message[0] != '\0');
+        assert_int_equal(err.line, 1);
+        assert_true(err.col > 1);
+    }
+}
+
 /* Nothing may be dropped silently: junk after an instruction is an error. */
 static void test_trailing_junk(void **s)
 {
@@ -190,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_branch_out_of_range),
         cmocka_unit_test(test_nop_size),
         cmocka_unit_test(test_nested_repetition),
+        cmocka_unit_test(test_high_byte_with_rex),
         cmocka_unit_test(test_trailing_junk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

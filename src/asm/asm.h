@@ -9,7 +9,8 @@
  *
  * Ownership: asm_assemble() fills an asm_code whose arrays the caller frees
  * with asm_code_free(); on error it frees everything it allocated and fills
- * the asm_error. */
+ * the asm_error.  Not thread-safe: the name tables and a memo of encoding
+ * choices are process-wide, built on first use. */
 #ifndef NB_ASM_H
 #define NB_ASM_H
 

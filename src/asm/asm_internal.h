@@ -42,9 +42,21 @@ typedef struct asm_toks {
     size_t n, cap;
 } asm_toks;
 
-/* Tokenize all of `text`. Returns 0, NB_ENOMEM, or NB_EINPUT (bad literal;
- * *err filled). */
-int asm_lex(const char *text, asm_toks *out, asm_error *err);
+/* The lexer works one statement at a time, so that a long snippet never
+ * has all its tokens in memory at once. */
+typedef struct asm_lexer {
+    const char *text, *p, *line_start;
+    int line;
+    asm_toks toks;      /* the current statement's tokens, ending in TK_SEP or TK_END */
+} asm_lexer;
+
+void asm_lexer_init(asm_lexer *lx, const char *text);
+/* Continue lexing at byte `pos`, which is on `line` at column `col`. */
+void asm_lexer_seek(asm_lexer *lx, uint32_t pos, int line, int col);
+/* Replace lx->toks with the next statement's tokens (through its ';',
+ * newline or the end). Returns 0, NB_ENOMEM, or NB_EINPUT (bad literal or
+ * character; *err filled). */
+int asm_lex_stmt(asm_lexer *lx, asm_error *err);
 
 /* Fill *err for `line`/`col` of `text`, printf-style message. Returns NB_EINPUT. */
 int asm_fail(asm_error *err, const char *text, int line, int col,
@@ -59,7 +71,6 @@ typedef struct asm_operand {
     uint8_t scale;      /* memory: 0 (no index), 1, 2, 4, 8 */
     uint8_t bcst;       /* {1toN}: N, else 0 */
     bool zeroing;       /* {z} */
-    bool has_disp;
     bool disp_label;    /* memory: displacement is label (RIP-relative) */
     uint16_t reg;       /* OPK_REG: ZydisRegister */
     uint16_t mask;      /* {kN}: ZydisRegister, else 0 */
@@ -83,6 +94,8 @@ enum {
     INSF_DISP8 = 1 << 14, INSF_DISP32 = 1 << 15,
     INSF_FAR = 1 << 16,     /* retf, ljmp, lcall */
     INSF_STRING = 1 << 17,  /* movs/cmps/... without a size suffix */
+    INSF_DATA16 = 1 << 18, INSF_ADDR32 = 1 << 19,   /* raw 66 / 67 prefixes */
+    INSF_SHORT = 1 << 20,   /* `jmp short label` */
 };
 
 #define ASM_MAX_OPS 5
@@ -95,6 +108,7 @@ typedef struct asm_insn {
     uint8_t osz;        /* operand size implied by the mnemonic (e.g. cmpsq), bits or 0 */
     int16_t pred;       /* cmpltps-style pseudo op: predicate immediate + 1, or 0 */
     uint8_t raw;        /* an instruction Zydis lacks: index + 1 in encoder.c's table */
+    uint8_t memsize;    /* size an unsized memory operand gets (cvtsi2sdq, vcvtpd2dqx) */
     asm_operand ops[ASM_MAX_OPS];
     int line, col;      /* the mnemonic */
     int rcol;           /* column of a rounding/sae decorator */
@@ -117,14 +131,18 @@ bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn);
 /* Register lookup (case-insensitive; st, st(i) handled by the parser).
  * Returns the ZydisRegister or 0. */
 int asm_lookup_register(const char *s, size_t n);
-/* true for GP/vector/... register classes the parser treats specially */
 int asm_register_size(int reg);  /* width in bits for the size rules */
 bool asm_register_is_mask(int reg);
-bool asm_register_is_vector(int reg);
+bool asm_register_is_rip(int reg);
 
 /* ---- items: the statement list that layout.c lays out ------------------ */
 
-enum asm_item_kind { IT_BYTES, IT_LABEL, IT_BRANCH, IT_ALIGN };
+/* Most statements one assembly may hold (after `n*|x|` expansion). */
+#define ASM_MAX_ITEMS 4000000
+
+/* IT_RIPREL: an instruction with [rip + label]; bytes/len, the disp32 at
+ * byte p2, label + rel is the target. */
+enum asm_item_kind { IT_BYTES, IT_LABEL, IT_BRANCH, IT_ALIGN, IT_RIPREL };
 
 typedef struct asm_item {
     uint8_t kind;
@@ -137,7 +155,7 @@ typedef struct asm_item {
     int label;              /* IT_LABEL defined / IT_BRANCH target; -1: `.`-relative */
     int64_t rel;            /* IT_BRANCH to `.+rel` (label == -1) */
     size_t data_off, data_len;  /* IT_BYTES with len==0: bytes in the data arena */
-    int p2;                 /* IT_ALIGN: alignment 2^p2 */
+    int p2;                 /* IT_ALIGN: alignment 2^p2; IT_BRANCH: operand column */
     int max_skip;           /* IT_ALIGN: -1 none */
     int fill;               /* IT_ALIGN: fill byte or -1 for NOPs */
     int stmt;               /* index of the source statement */
@@ -148,6 +166,7 @@ typedef struct asm_label {
     uint32_t pos, len;      /* name in the source */
     int line, col;          /* first use or definition */
     int item;               /* defining item, -1 until defined */
+    bool anon;              /* a numeric local label: not found by name */
 } asm_label;
 
 typedef struct asm_srcstmt {
@@ -164,7 +183,7 @@ typedef struct asm_prog {
     int *lhash; size_t lhash_cap;   /* label name -> index + 1, open addressing */
 } asm_prog;
 
-int asm_parse(const char *text, const asm_toks *toks, asm_prog *prog, asm_error *err);
+int asm_parse(const char *text, asm_prog *prog, asm_error *err);
 int asm_layout(asm_prog *prog, asm_code *out, asm_error *err);
 void asm_prog_free(asm_prog *prog);
 

@@ -3,13 +3,22 @@
  * Zydis accepts almost everything GNU as does, but where two encodings are
  * valid it sometimes picks another one than as.  The reference is as
  * (binutils 2.40, `.intel_syntax noprefix`, no -O), so this file also holds
- * the rules that steer Zydis to as's choice:
- *   - memory operands without a size keyword: every size Zydis accepts is
- *     tried; one distinct encoding is taken, several are as's "ambiguous
- *     operand size" error (push/pop/call/jmp default to 64 bits, as in as);
- *   - VEX before EVEX (EVEX only when an operand or decorator needs it);
- *   - the forms as prefers for reg,reg ALU ops, accumulator and imm8 forms,
- *     `mov r64, imm` and `int 3`, see fixup_choice().
+ * the rules that steer Zydis to as's choice, in three places:
+ *   - before the request (asm_encode): as's shorthands (imul r, imm; x87
+ *     defaults; string instructions with operands; cmp<pred>ps; int 3 ->
+ *     int3), immediates written unsigned taken as the negative number they
+ *     are for the operand size (so the imm8 forms apply);
+ *   - choosing among Zydis's answers: VEX before EVEX unless an operand or
+ *     decorator needs EVEX (AVX-VNNI/IFMA the other way round, as as 2.40);
+ *     Zydis's opmask operand k0 inserted when as's syntax leaves it out;
+ *     memory without a size keyword tried at every size, each result
+ *     checked by decoding it, one distinct encoding taken, several being
+ *     as's "ambiguous operand size" (push/pop/call/jmp default to 64 bits,
+ *     66-prefixed twins to the default size);
+ *   - after encoding (fixup_choice, sort_prefixes): moffs vs ModRM for mov,
+ *     xchg with the accumulator, 0f 1f for nop, mod=11 for mov cr/dr,
+ *     EVEX.L'L with {sae}, as's prefix order, segment prefixes Zydis
+ *     refuses, {vex3}/{disp8}/{disp32}.
  * The mnemonic and register name tables are built from Zydis's own string
  * tables on first use and looked up by hash. */
 #include <ctype.h>
@@ -30,6 +39,7 @@ typedef struct name_ent {
     uint16_t value;     /* mnemonic or register */
     uint32_t flags;     /* INSF_* added by an alias (mnemonics only) */
     uint8_t osz;
+    uint8_t memsize;
 } name_ent;
 
 #define MNEM_HASH_SIZE 8192
@@ -92,6 +102,18 @@ static const char *const cc_alias[][2] = {
     {"pe", "p"}, {"po", "np"}, {"nbe", "nbe"}, {"nb", "nb"},
 };
 
+/* as's suffixed spellings that fix the size of a memory operand */
+static const struct { const char *as_name, *zy_name; int memsize; } size_aliases[] = {
+    {"cvtsi2sdq", "cvtsi2sd", 8}, {"cvtsi2ssq", "cvtsi2ss", 8},
+    {"vcvtsi2sdq", "vcvtsi2sd", 8}, {"vcvtsi2ssq", "vcvtsi2ss", 8},
+    {"vcvtusi2sdq", "vcvtusi2sd", 8}, {"vcvtusi2ssq", "vcvtusi2ss", 8},
+    {"vfpclasspsx", "vfpclassps", 16}, {"vfpclasspsy", "vfpclassps", 32},
+    {"vfpclasspsz", "vfpclassps", 64}, {"vfpclasspdx", "vfpclasspd", 16},
+    {"vfpclasspdy", "vfpclasspd", 32}, {"vfpclasspdz", "vfpclasspd", 64},
+    {"vfpclassphx", "vfpclassph", 16}, {"vfpclassphy", "vfpclassph", 32},
+    {"vfpclassphz", "vfpclassph", 64},
+};
+
 static const struct { const char *as_name, *zy_name; int flags, osz; } aliases[] = {
     {"sal", "shl", 0, 0},
     {"loopz", "loope", 0, 0}, {"loopnz", "loopne", 0, 0},
@@ -102,6 +124,7 @@ static const struct { const char *as_name, *zy_name; int flags, osz; } aliases[]
     {"fstsw", "fnstsw", INSF_FWAIT, 0}, {"fstcw", "fnstcw", INSF_FWAIT, 0},
     {"finit", "fninit", INSF_FWAIT, 0}, {"fclex", "fnclex", INSF_FWAIT, 0},
     {"fsave", "fnsave", INSF_FWAIT, 0}, {"fstenv", "fnstenv", INSF_FWAIT, 0},
+    {"iretw", "iret", 0, 0},
     {"iret", "iretd", 0, 0},
     {"retq", "ret", 0, 0}, {"retn", "ret", 0, 0},
     {"sysretq", "sysret", 0, 64}, {"sysexitq", "sysexit", 0, 64},
@@ -137,6 +160,16 @@ static void tables_init(void)
         if (m)
             tab_put(mnem_tab, MNEM_HASH_SIZE, aliases[i].as_name, m, aliases[i].flags,
                     aliases[i].osz);
+    }
+    for (size_t i = 0; i < sizeof size_aliases / sizeof size_aliases[0]; i++) {
+        int m = mnem_by_name(size_aliases[i].zy_name);
+        if (!m)
+            continue;
+        tab_put(mnem_tab, MNEM_HASH_SIZE, size_aliases[i].as_name, m, 0, 0);
+        name_ent *e = (name_ent *)tab_get(mnem_tab, MNEM_HASH_SIZE, size_aliases[i].as_name,
+                                          strlen(size_aliases[i].as_name));
+        if (e)
+            e->memsize = (uint8_t)size_aliases[i].memsize;
     }
     static const char *const cc_prefix[] = {"j", "cmov", "set", "fcmov"};
     for (size_t p = 0; p < 4; p++) {
@@ -268,6 +301,7 @@ bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn)
     insn->mnemonic = e->value;
     insn->flags |= e->flags;
     insn->osz = e->osz;
+    insn->memsize = e->memsize;
     return true;
 }
 
@@ -308,11 +342,11 @@ bool asm_register_is_mask(int reg)
     return ZydisRegisterGetClass((ZydisRegister)reg) == ZYDIS_REGCLASS_MASK;
 }
 
-bool asm_register_is_vector(int reg)
+bool asm_register_is_rip(int reg)
 {
-    ZydisRegisterClass c = ZydisRegisterGetClass((ZydisRegister)reg);
-    return c == ZYDIS_REGCLASS_XMM || c == ZYDIS_REGCLASS_YMM || c == ZYDIS_REGCLASS_ZMM;
+    return reg == ZYDIS_REGISTER_RIP;
 }
+
 
 /* ---- building the request ----------------------------------------------- */
 
@@ -561,6 +595,71 @@ static bool mem_size_matches(const uint8_t *b, uint8_t l, int size)
     return true;
 }
 
+/* A memo of the size picked for an unsized memory operand, by mnemonic and
+ * operand shape (kinds, register classes, decorators): the choice does not
+ * depend on register numbers or displacements, and trying every size is the
+ * slow part of encoding.  Process-wide, like Zydis's own tables. */
+#define SIZE_CACHE_SIZE 1024
+#define SHAPE_BYTES (4 + ASM_MAX_OPS * 6)
+
+typedef struct size_cache_ent {
+    uint32_t key;
+    int mnemonic;
+    uint16_t size;
+    uint8_t shape[SHAPE_BYTES];
+} size_cache_ent;
+
+static size_cache_ent size_cache[SIZE_CACHE_SIZE];
+
+static void shape_of(const enc_ctx *c, uint8_t sh[SHAPE_BYTES])
+{
+    const asm_insn *in = c->in;
+    memset(sh, 0, SHAPE_BYTES);
+    sh[0] = in->n_ops;
+    sh[1] = (uint8_t)((in->flags >> 8) & 0xff);   /* MOVABS..EVEX, SAE */
+    sh[2] = (uint8_t)((in->flags >> 16) & 0xff);  /* FAR, STRING, ... */
+    sh[3] = (uint8_t)(in->rounding | (needs_evex(in) ? 0x80 : 0) | (c->has_mask ? 0x40 : 0));
+    for (int i = 0; i < in->n_ops; i++) {
+        const asm_operand *o = &in->ops[i];
+        uint8_t *q = sh + 4 + 6 * i;
+        q[0] = o->kind;
+        q[1] = o->kind == OPK_REG ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->reg) : 0;
+        q[2] = o->bcst;
+        q[3] = (uint8_t)((o->zeroing ? 1 : 0) | (o->mask ? 2 : 0));
+        q[4] = o->base ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->base) : 0;
+        q[5] = o->index ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->index) : 0;
+        if (o->kind == OPK_REG && (o->reg == ZYDIS_REGISTER_AL || o->reg == ZYDIS_REGISTER_AX ||
+                                   o->reg == ZYDIS_REGISTER_EAX || o->reg == ZYDIS_REGISTER_RAX ||
+                                   o->reg == ZYDIS_REGISTER_CL || o->reg == ZYDIS_REGISTER_DX))
+            q[2] |= 0x80; /* registers with forms of their own */
+    }
+}
+
+static uint32_t shape_key(const enc_ctx *c)
+{
+    uint8_t sh[SHAPE_BYTES];
+    shape_of(c, sh);
+    uint32_t h = 2166136261u ^ (uint32_t)c->in->mnemonic;
+    for (size_t i = 0; i < SHAPE_BYTES; i++)
+        h = (h ^ sh[i]) * 16777619u;
+    return h;
+}
+
+static bool shape_equal(const size_cache_ent *e, const enc_ctx *c)
+{
+    uint8_t sh[SHAPE_BYTES];
+    shape_of(c, sh);
+    return memcmp(sh, e->shape, SHAPE_BYTES) == 0;
+}
+
+static void shape_store(size_cache_ent *e, uint32_t key, const enc_ctx *c, uint16_t size)
+{
+    e->key = key;
+    e->mnemonic = c->in->mnemonic;
+    e->size = size;
+    shape_of(c, e->shape);
+}
+
 /* Is `w` the same instruction as `n` with one more 66 prefix? */
 static bool is_66_twin(const uint8_t *w, int wl, const uint8_t *n, int nl)
 {
@@ -589,6 +688,14 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
         /* Zydis takes an address-generation operand's size as the address size */
         m->mem.size = c->req.address_size_hint == ZYDIS_ADDRESS_SIZE_HINT_32 ? 4 : 8;
         return encode_pref(c, out, len) ? 0 : 1;
+    }
+    /* the size chosen before for the same mnemonic and operand shape */
+    uint32_t key = shape_key(c);
+    size_cache_ent *ce = &size_cache[key & (SIZE_CACHE_SIZE - 1)];
+    if (ce->key == key && ce->mnemonic == in->mnemonic && shape_equal(ce, c)) {
+        m->mem.size = ce->size;
+        if (encode_pref(c, out, len))
+            return 0;
     }
     uint8_t cb[NS][15], cl[NS];
     int csize[NS];
@@ -660,6 +767,7 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
     m->mem.size = (ZyanU16)csize[pick];
     memcpy(out, cb[pick], cl[pick]);
     *len = cl[pick];
+    shape_store(ce, key, c, (uint16_t)csize[pick]);
     return 0;
 }
 
@@ -823,9 +931,11 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
         break;
     case ZYDIS_MNEMONIC_NOP:
         /* Zydis may pick a reserved-NOP opcode (0f 18..0f 1e); as uses 0f 1f /0 */
-        if (out[op] == 0x0f && op + 2 < l && out[op + 1] >= 0x18 && out[op + 1] <= 0x1e) {
+        if (out[op] == 0x0f && op + 2 < l &&
+            ((out[op + 1] >= 0x18 && out[op + 1] <= 0x1e) || out[op + 1] == 0x0d)) {
             out[op + 1] = 0x1f;
-            out[op + 2] &= 0xc7;
+            if (in->n_ops < 2)
+                out[op + 2] &= 0xc7; /* Zydis's two-operand form keeps its reg field */
         }
         break;
     case ZYDIS_MNEMONIC_XCHG:
@@ -838,7 +948,9 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
                 break;
             int other = ia == 0 ? ib : ia;
             int k = 0;
-            if (size == 32 && other == 0) {
+            if (size == 64 && ia == 0 && ib == 0) {
+                out[k++] = 0x90; /* xchg rax, rax: as writes a plain nop */
+            } else if (size == 32 && other == 0) {
                 /* 90 would be nop (no zero-extension): as keeps 87 c0 */
                 out[k++] = 0x87;
                 out[k++] = 0xc0;
@@ -859,6 +971,41 @@ static void fixup_choice(enc_ctx *c, uint8_t *out, uint8_t *len)
         /* {sae} alone: as leaves EVEX.L'L zero (the CPU ignores it) */
         out[op + 3] &= 0x9f;
     }
+}
+
+/* {disp8} / {disp32}: encode with two displacements of the wanted width,
+ * the byte where the results differ is where the displacement sits; write
+ * the real one there. */
+static int force_disp(enc_ctx *c, uint8_t *o, uint8_t *l)
+{
+    const asm_insn *in = c->in;
+    const asm_operand *m = &in->ops[c->mem_op];
+    bool d32 = (in->flags & INSF_DISP32) != 0;
+    int64_t disp = m->disp;
+    if (!d32 && (disp < -128 || disp > 127))
+        return asm_fail(c->err, c->text, in->line, m->col, "{disp8}: displacement does not fit");
+    if (!m->base && !m->index)
+        return 0; /* absolute addresses always have 32 bits */
+    ZydisEncoderOperand *zo = &c->req.operands[c->mem_slot];
+    int64_t a = d32 ? 0x40000000 : 0x40;
+    uint8_t b1[15], b2[15], l1, l2;
+    zo->mem.displacement = a;
+    bool ok1 = encode_pref(c, b1, &l1);
+    zo->mem.displacement = a + 1;
+    bool ok2 = encode_pref(c, b2, &l2);
+    zo->mem.displacement = disp;
+    int k = 0;
+    while (ok1 && ok2 && l1 == l2 && k < l1 && b1[k] == b2[k])
+        k++;
+    int w = d32 ? 4 : 1;
+    if (!ok1 || !ok2 || l1 != l2 || k + w > l1 || (!d32 && b1[k] != 0x40))
+        return asm_fail(c->err, c->text, in->line, m->col,
+                        "{disp%d} cannot be applied to this operand", d32 ? 32 : 8);
+    for (int i = 0; i < w; i++)
+        b1[k + i] = (uint8_t)((uint64_t)disp >> (8 * i));
+    memcpy(o, b1, l1);
+    *l = l1;
+    return 0;
 }
 
 /* as writes legacy prefixes in a fixed order: segment, 67, 66, f2/f3, f0
@@ -995,6 +1142,52 @@ static int encode_body(enc_ctx *c, uint8_t *o, uint8_t *l)
     return encode_pref(c, o, l) ? 0 : 1;
 }
 
+static void set_reg(asm_operand *o, int reg, int col)
+{
+    memset(o, 0, sizeof *o);
+    o->kind = OPK_REG;
+    o->reg = (uint16_t)reg;
+    o->col = col;
+}
+
+/* Operands Zydis spells out and as leaves implicit (clzero rax), or
+ * names with another size (senduipi r32 for as's r64). */
+static void implicit_operands(asm_insn *in)
+{
+    if (in->n_ops == 0 && in->mnemonic == ZYDIS_MNEMONIC_CLZERO) {
+        set_reg(&in->ops[0], ZYDIS_REGISTER_RAX, in->col);
+        in->n_ops = 1;
+    } else if (in->n_ops == 0 && in->mnemonic == ZYDIS_MNEMONIC_INVLPGB) {
+        set_reg(&in->ops[0], ZYDIS_REGISTER_RAX, in->col);
+        set_reg(&in->ops[1], ZYDIS_REGISTER_EDX, in->col);
+        set_reg(&in->ops[2], ZYDIS_REGISTER_ECX, in->col);
+        in->n_ops = 3;
+    } else if (in->n_ops == 1 && in->mnemonic == ZYDIS_MNEMONIC_SENDUIPI &&
+               in->ops[0].kind == OPK_REG &&
+               ZydisRegisterGetClass((ZydisRegister)in->ops[0].reg) == ZYDIS_REGCLASS_GPR64) {
+        in->ops[0].reg = (uint16_t)ZydisRegisterEncode(
+            ZYDIS_REGCLASS_GPR32, (ZyanU8)ZydisRegisterGetId((ZydisRegister)in->ops[0].reg));
+    }
+}
+
+static bool is_rel_branch(int m)
+{
+    switch (m) {
+    case ZYDIS_MNEMONIC_JMP: case ZYDIS_MNEMONIC_CALL: case ZYDIS_MNEMONIC_JB:
+    case ZYDIS_MNEMONIC_JBE: case ZYDIS_MNEMONIC_JL: case ZYDIS_MNEMONIC_JLE:
+    case ZYDIS_MNEMONIC_JNB: case ZYDIS_MNEMONIC_JNBE: case ZYDIS_MNEMONIC_JNL:
+    case ZYDIS_MNEMONIC_JNLE: case ZYDIS_MNEMONIC_JNO: case ZYDIS_MNEMONIC_JNP:
+    case ZYDIS_MNEMONIC_JNS: case ZYDIS_MNEMONIC_JNZ: case ZYDIS_MNEMONIC_JO:
+    case ZYDIS_MNEMONIC_JP: case ZYDIS_MNEMONIC_JS: case ZYDIS_MNEMONIC_JZ:
+    case ZYDIS_MNEMONIC_JCXZ: case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JRCXZ:
+    case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE: case ZYDIS_MNEMONIC_LOOPNE:
+    case ZYDIS_MNEMONIC_XBEGIN:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void set_st(asm_operand *o, int i, int col)
 {
     memset(o, 0, sizeof *o);
@@ -1068,6 +1261,11 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         *len = raw_insns[in->raw - 1].len;
         return 0;
     }
+    if (in->n_ops == 1 && in->ops[0].kind == OPK_IMM && is_rel_branch(in->mnemonic))
+        /* as would take the number as an absolute address and leave a
+         * relocation: nothing nb can place */
+        return asm_fail(err, text, in->line, in->ops[0].col,
+                        "branch target must be a label or '.'/'$' +/- a number");
     /* as's shorthands */
     if (in->mnemonic == ZYDIS_MNEMONIC_IMUL && in->n_ops == 2 && in->ops[1].kind == OPK_IMM &&
         in->ops[0].kind == OPK_REG) {
@@ -1075,8 +1273,9 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         in->ops[1] = in->ops[0];
         in->n_ops = 3;
     }
-    if (in->mnemonic == ZYDIS_MNEMONIC_XCHG && in->n_ops == 2 && in->ops[1].kind == OPK_MEM &&
-        in->ops[0].kind == OPK_REG) {
+    if ((in->mnemonic == ZYDIS_MNEMONIC_XCHG || in->mnemonic == ZYDIS_MNEMONIC_TEST) &&
+        in->n_ops == 2 && in->ops[1].kind == OPK_MEM && in->ops[0].kind == OPK_REG) {
+        /* xchg/test r, m: the same instruction as m, r (as swaps too) */
         asm_operand t = in->ops[0];
         in->ops[0] = in->ops[1];
         in->ops[1] = t;
@@ -1093,11 +1292,41 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         in->n_ops == 3 && in->ops[2].kind == OPK_REG && in->ops[2].reg == ZYDIS_REGISTER_XMM0)
         in->n_ops = 2; /* the implicit xmm0, which as lets one write */
     x87_defaults(in);
+    implicit_operands(in);
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
+    case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR: case ZYDIS_MNEMONIC_RCL:
+    case ZYDIS_MNEMONIC_RCR:
+        if (in->n_ops == 1) {
+            /* `shl rax`: as's shift by one */
+            asm_operand *o = &in->ops[in->n_ops++];
+            memset(o, 0, sizeof *o);
+            o->kind = OPK_IMM;
+            o->imm = 1;
+            o->col = in->ops[0].col;
+        }
+        break;
+    default:
+        break;
+    }
+    for (int k = 0; k < in->n_ops; k++) {
+        asm_operand *m = &in->ops[k];
+        if (m->kind != OPK_MEM)
+            continue;
+        /* [rbx+rsp]: rsp cannot be an index; as swaps it with the base */
+        if ((m->index == ZYDIS_REGISTER_RSP || m->index == ZYDIS_REGISTER_ESP) &&
+            m->scale == 1 && m->base && m->base != ZYDIS_REGISTER_RSP &&
+            m->base != ZYDIS_REGISTER_ESP) {
+            uint16_t t = m->base;
+            m->base = m->index;
+            m->index = t;
+        }
+        if (!m->size && in->memsize)
+            m->size = in->memsize;
+    }
     uint8_t pre[4];
     int n_pre = 0;
-    if (string_operands(in, pre, &n_pre)) {
-        /* done: operands dropped, prefixes in pre[] */
-    }
+    string_operands(in, pre, &n_pre); /* may drop the operands, fill pre[] */
     /* mov sreg, r32/r64: Zydis knows only r16; as writes no 66/REX.W */
     bool sreg_wide = false;
     if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->n_ops == 2 && in->ops[0].kind == OPK_REG &&
@@ -1135,6 +1364,10 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
     uint8_t *o = out;
     if (in->flags & INSF_FWAIT)
         *o++ = 0x9b;
+    if (in->flags & INSF_DATA16)
+        *o++ = 0x66;
+    if (in->flags & INSF_ADDR32)
+        *o++ = 0x67;
     for (int k = 0; k < n_pre; k++)
         *o++ = pre[k];
     if (c.seg_byte)
@@ -1227,13 +1460,29 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
          * wants one particular (or none) */
         rc = encode_unsized_mem(&c, o, &l);
     }
+    if (rc > 0 && (c.req.prefixes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+                                     ZYDIS_ATTRIB_HAS_REPNE))) {
+        /* `rep ret` and the like: as writes the prefix byte where Zydis
+         * refuses the attribute */
+        ZydisEncoderRequest save = c.req;
+        bool ne = (c.req.prefixes & ZYDIS_ATTRIB_HAS_REPNE) != 0;
+        c.req.prefixes &= ~(ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE);
+        rc = encode_body(&c, o + 1, &l);
+        if (rc == 0) {
+            o[0] = ne ? 0xf2 : 0xf3;
+            o++;
+        } else {
+            c.req = save;
+        }
+    }
     if (rc < 0)
         return rc;
     if (rc > 0)
         return explain_failure(&c);
-    if ((in->flags & INSF_FAR) && in->osz == 64 && in->mnemonic == ZYDIS_MNEMONIC_RET &&
-        l < 15 && (o[0] == 0xcb || o[0] == 0xca)) {
-        memmove(o + 1, o, l); /* retfq: REX.W, which Zydis leaves out */
+    if (in->osz == 64 && l < 15 && (((in->flags & INSF_FAR) && in->mnemonic == ZYDIS_MNEMONIC_RET &&
+                                      (o[0] == 0xcb || o[0] == 0xca)) ||
+                                     (in->mnemonic == ZYDIS_MNEMONIC_SYSEXIT && o[0] == 0x0f))) {
+        memmove(o + 1, o, l); /* retfq, sysexitq: REX.W, which Zydis leaves out */
         o[0] = 0x48;
         l++;
     }
@@ -1274,7 +1523,21 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
             l = (uint8_t)k;
         }
     }
+    if ((in->flags & (INSF_DISP8 | INSF_DISP32)) && c.mem_slot >= 0) {
+        rc = force_disp(&c, o, &l);
+        if (rc)
+            return rc;
+    }
     fixup_choice(&c, o, &l);
+    if ((in->flags & INSF_VEX3) && o[0] == 0xc5 && l >= 3 && l < 15) {
+        /* {vex3}: the 3-byte VEX form of the same instruction */
+        uint8_t b1 = o[1];
+        memmove(o + 3, o + 2, (size_t)(l - 2));
+        o[0] = 0xc4;
+        o[1] = (uint8_t)((b1 & 0x80) | 0x61);
+        o[2] = (uint8_t)(b1 & 0x7f);
+        l++;
+    }
     *len = (uint8_t)(l + (o - out));
     sort_prefixes(out, *len);
     return 0;

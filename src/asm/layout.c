@@ -38,9 +38,24 @@ size_t asm_nop_bytes(int n, uint8_t out[15])
 }
 
 /* as pads alignment gaps with 11-byte NOPs and one shorter NOP at the end;
- * its NOPs of 1 to 11 bytes are exactly nanoBench's |1 to |11. */
+ * its NOPs of 1 to 11 bytes are exactly nanoBench's |1 to |11.  A gap of
+ * 88 bytes or more starts with a jump over the rest (rel8 while it
+ * reaches, else rel32), as as 2.40 does. */
 static void fill_nops(uint8_t *p, size_t n)
 {
+    if (n >= 88) {
+        size_t rest = n - 2;
+        if (rest <= 127) {
+            *p++ = 0xeb;
+            *p++ = (uint8_t)rest;
+        } else {
+            rest = n - 5;
+            *p++ = 0xe9;
+            for (int k = 0; k < 4; k++)
+                *p++ = (uint8_t)(rest >> (8 * k));
+        }
+        n = rest;
+    }
     while (n > 11) {
         p += asm_nop_bytes(11, p);
         n -= 11;
@@ -61,7 +76,7 @@ static size_t align_pad(const asm_item *it, size_t off)
 static size_t item_size(const asm_item *it, size_t off)
 {
     switch (it->kind) {
-    case IT_BYTES: return it->data_len;
+    case IT_BYTES: case IT_RIPREL: return it->data_len;
     case IT_BRANCH: return it->is_long ? it->llen : it->slen;
     case IT_ALIGN: return align_pad(it, off);
     default: return 0;
@@ -79,7 +94,8 @@ static int fail_label(asm_prog *g, asm_error *err, const asm_item *it, const cha
 {
     const asm_srcstmt *s = &g->stmts[it->stmt];
     const asm_label *l = &g->labels[it->label];
-    return asm_fail(err, g->text, s->line, s->col, msg, (int)l->len, g->text + l->pos);
+    return asm_fail(err, g->text, s->line, it->p2 ? it->p2 : s->col, msg, (int)l->len,
+                    g->text + l->pos);
 }
 
 int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
@@ -115,7 +131,7 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
                 if (!it->llen) {
                     if (it->label < 0)
                         return asm_fail(err, g->text, g->stmts[it->stmt].line,
-                                        g->stmts[it->stmt].col,
+                                        it->p2 ? it->p2 : g->stmts[it->stmt].col,
                                         "branch target out of range (rel8)");
                     return fail_label(g, err, it, "branch target '%.*s' out of range (rel8)");
                 }
@@ -176,8 +192,17 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
             }
             break;
         }
+        case IT_RIPREL: {
+            memcpy(dst, it->bytes, it->len);
+            int64_t d = (int64_t)g->items[g->labels[it->label].item].offset + it->rel -
+                        (int64_t)(it->offset + it->len);
+            uint32_t v = (uint32_t)(int32_t)d;
+            for (int k = 0; k < 4; k++)
+                dst[it->p2 + k] = (uint8_t)(v >> (8 * k));
+            break;
+        }
         case IT_ALIGN:
-            if (it->fill >= 0)
+            if (it->fill >= 0 && it->fill != 0x90) /* as pads with NOPs for 0x90 too */
                 memset(dst, it->fill, sz);
             else
                 fill_nops(dst, sz);
@@ -219,22 +244,18 @@ void asm_prog_free(asm_prog *g)
 
 int asm_assemble(const char *text, asm_code *out, asm_error *err)
 {
-    asm_toks toks = {0};
     asm_prog prog = {0};
     asm_error dummy;
     if (!err)
         err = &dummy;
     memset(err, 0, sizeof *err);
     memset(out, 0, sizeof *out);
-    int rc = asm_lex(text, &toks, err);
-    if (!rc)
-        rc = asm_parse(text, &toks, &prog, err);
+    int rc = asm_parse(text, &prog, err);
     if (!rc)
         rc = asm_layout(&prog, out, err);
     if (rc == NB_ENOMEM) {
         snprintf(err->message, sizeof err->message, "out of memory");
     }
-    free(toks.v);
     asm_prog_free(&prog);
     return rc ? (rc == NB_ENOMEM ? NB_ENOMEM : NB_EINPUT) : 0;
 }

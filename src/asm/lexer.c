@@ -52,6 +52,17 @@ static bool is_ident_char(int c)
     return isalnum(c) || c == '_' || c == '.' || c == '$' || c == '@';
 }
 
+/* `1b` / `12f`: decimal digits then b or f */
+static bool is_local_ref(const char *s, size_t n)
+{
+    if (n < 2 || (s[n - 1] != 'b' && s[n - 1] != 'f'))
+        return false;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
 static int push(asm_toks *t, const asm_tok *tok)
 {
     if (t->n == t->cap) {
@@ -109,11 +120,30 @@ static bool parse_number(const char *s, size_t n, uint64_t *v)
     return true;
 }
 
-int asm_lex(const char *text, asm_toks *out, asm_error *err)
+void asm_lexer_init(asm_lexer *lx, const char *text)
 {
-    const char *p = text;
-    int line = 1;
-    const char *line_start = text;
+    memset(lx, 0, sizeof *lx);
+    lx->text = text;
+    lx->p = text;
+    lx->line = 1;
+    lx->line_start = text;
+}
+
+void asm_lexer_seek(asm_lexer *lx, uint32_t pos, int line, int col)
+{
+    lx->p = lx->text + pos;
+    lx->line = line;
+    lx->line_start = lx->p - (col - 1);
+}
+
+int asm_lex_stmt(asm_lexer *lx, asm_error *err)
+{
+    const char *text = lx->text;
+    const char *p = lx->p;
+    int line = lx->line;
+    const char *line_start = lx->line_start;
+    asm_toks *out = &lx->toks;
+    out->n = 0;
     for (;;) {
         asm_tok t = {0};
         while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')
@@ -127,6 +157,7 @@ int asm_lex(const char *text, asm_toks *out, asm_error *err)
         t.col = (int)(p - line_start) + 1;
         if (!*p) {
             t.kind = TK_END;
+            lx->p = p;
             return push(out, &t);
         }
         unsigned char c = (unsigned char)*p;
@@ -139,6 +170,10 @@ int asm_lex(const char *text, asm_toks *out, asm_error *err)
                 line++;
                 line_start = p;
             }
+            lx->p = p;
+            lx->line = line;
+            lx->line_start = line_start;
+            return push(out, &t);
         } else if (isdigit(c)) {
             const char *s = p;
             while (isalnum((unsigned char)*p))
@@ -149,6 +184,8 @@ int asm_lex(const char *text, asm_toks *out, asm_error *err)
             if (t.len > 3 && s[0] == '1' && (s[1] == 't' || s[1] == 'T') &&
                 (s[2] == 'o' || s[2] == 'O')) {
                 t.kind = TK_IDENT;
+            } else if (is_local_ref(s, t.len)) {
+                t.kind = TK_IDENT; /* 1b, 2f: as's local label references */
             } else if (!parse_number(s, t.len, &t.num))
                 return asm_fail(err, text, t.line, t.col, "bad number '%.*s'", (int)t.len, s);
         } else if (is_ident_start(c)) {

@@ -24,10 +24,29 @@
 #include "asm/asm_internal.h"
 #include "status.h"
 
+/* Encoded statements by their text: a snippet usually repeats a few
+ * instructions many times, and each is then encoded once. */
+typedef struct enc_cache_ent {
+    uint32_t pos, len;      /* statement text in the source; len 0 = empty slot */
+    uint32_t hash;
+    uint8_t n;
+    uint8_t bytes[15];
+} enc_cache_ent;
+
 typedef struct parser {
+    enc_cache_ent *cache;
+    size_t cache_cap, cache_n;
     const char *text;
-    const asm_tok *t;    /* token array, ends with TK_END */
+    asm_lexer lx;
+    const asm_tok *t;    /* lx.toks.v: the current statement's tokens */
     size_t i;
+    int lex_rc;          /* a lexing error met while refilling */
+    bool too_many;       /* ASM_MAX_ITEMS reached */
+    /* as's numeric local labels: for each number the label of its last
+     * definition (`1b`) and of its next one if already referenced (`1f`) */
+    struct local_label { uint64_t n; int last, next; } *locals;
+    size_t n_locals, cap_locals;
+    asm_error lex_err;
     asm_prog *prog;
     asm_error *err;
     bool in_rep;
@@ -39,9 +58,29 @@ static const asm_tok *peek2(parser *p)
 {
     return p->t[p->i].kind == TK_END ? &p->t[p->i] : &p->t[p->i + 1];
 }
+/* Load the next statement's tokens; on a lexing error the statement reads
+ * as the end of input and the error is reported by asm_parse. */
+static void refill(parser *p)
+{
+    static const asm_tok end = {.kind = TK_END};
+    int rc = asm_lex_stmt(&p->lx, &p->lex_err);
+    p->i = 0;
+    if (rc) {
+        p->lex_rc = rc;
+        p->t = &end;
+        return;
+    }
+    p->t = p->lx.toks.v;
+}
+
+/* The returned token stays valid until a statement separator is consumed. */
 static const asm_tok *next(parser *p)
 {
     const asm_tok *t = &p->t[p->i];
+    if (t->kind == TK_SEP) {
+        refill(p);
+        return t; /* callers never look at a consumed separator */
+    }
     if (t->kind != TK_END)
         p->i++;
     return t;
@@ -88,6 +127,10 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 static asm_item *new_item(parser *p, int kind)
 {
     asm_prog *g = p->prog;
+    if (g->n_items >= ASM_MAX_ITEMS) {
+        p->too_many = true;
+        return NULL;
+    }
     if (grow((void **)&g->items, &g->cap_items, g->n_items + 1, sizeof *g->items))
         return NULL;
     asm_item *it = &g->items[g->n_items++];
@@ -114,10 +157,14 @@ static int label_ref(parser *p, const asm_tok *t)
     asm_prog *g = p->prog;
     if (g->n_labels * 2 >= g->lhash_cap) {
         size_t cap = g->lhash_cap ? g->lhash_cap * 2 : 64;
+        while (cap <= g->n_labels * 2)
+            cap *= 2;
         int *h = calloc(cap, sizeof *h);
         if (!h)
             return NB_ENOMEM;
         for (size_t i = 0; i < g->n_labels; i++) {
+            if (g->labels[i].anon)
+                continue;
             uint32_t k = hash_name(p->text + g->labels[i].pos, g->labels[i].len) & (cap - 1);
             while (h[k])
                 k = (k + 1) & (cap - 1);
@@ -143,8 +190,59 @@ static int label_ref(parser *p, const asm_tok *t)
     l->line = t->line;
     l->col = t->col;
     l->item = -1;
+    l->anon = false;
     g->lhash[k] = (int)g->n_labels + 1;
     return (int)g->n_labels++;
+}
+
+/* A label with no name of its own (numeric local labels); named after the
+ * token for messages. */
+static int label_new(parser *p, const asm_tok *t)
+{
+    asm_prog *g = p->prog;
+    if (grow((void **)&g->labels, &g->cap_labels, g->n_labels + 1, sizeof *g->labels))
+        return NB_ENOMEM;
+    asm_label *l = &g->labels[g->n_labels];
+    l->pos = t->pos;
+    l->len = t->len;
+    l->line = t->line;
+    l->col = t->col;
+    l->item = -1;
+    l->anon = true;
+    return (int)g->n_labels++;
+}
+
+static struct local_label *local_get(parser *p, uint64_t n)
+{
+    for (size_t i = 0; i < p->n_locals; i++)
+        if (p->locals[i].n == n)
+            return &p->locals[i];
+    if (grow((void **)&p->locals, &p->cap_locals, p->n_locals + 1, sizeof *p->locals))
+        return NULL;
+    struct local_label *l = &p->locals[p->n_locals++];
+    l->n = n;
+    l->last = -1;
+    l->next = -1;
+    return l;
+}
+
+/* `Nb` / `Nf` at token t: the label index, or <0 (error filled). */
+static int local_ref(parser *p, const asm_tok *t)
+{
+    uint64_t n = strtoull(p->text + t->pos, NULL, 10);
+    struct local_label *l = local_get(p, n);
+    if (!l)
+        return NB_ENOMEM;
+    if (p->text[t->pos + t->len - 1] == 'b') {
+        if (l->last < 0)
+            return asm_fail(p->err, p->text, t->line, t->col,
+                            "undefined label '%.*s' (no '%llu:' before it)", (int)t->len,
+                            p->text + t->pos, (unsigned long long)n);
+        return l->last;
+    }
+    if (l->next < 0)
+        l->next = label_new(p, t);
+    return l->next;
 }
 
 /* ---- expressions ------------------------------------------------------------ */
@@ -242,16 +340,18 @@ static int parse_shift(parser *p, int64_t *v)
     return rc;
 }
 
-/* expr := shift { ('&'|'^') shift }  ('|' is nanoBench's, so no bitwise or) */
+/* expr := shift { ('&'|'^'|'|') shift }
+ * '|' is bitwise or only outside `n*|x|`, where it would close the body. */
 static int parse_expr(parser *p, int64_t *v)
 {
     int rc = parse_shift(p, v);
-    while (!rc && (is_punct(peek(p), '&') || is_punct(peek(p), '^'))) {
+    while (!rc && (is_punct(peek(p), '&') || is_punct(peek(p), '^') ||
+                   (!p->in_rep && is_punct(peek(p), '|')))) {
         char op = next(p)->ch;
         int64_t r;
         rc = parse_shift(p, &r);
         if (!rc)
-            *v = op == '&' ? (*v & r) : (*v ^ r);
+            *v = op == '&' ? (*v & r) : op == '^' ? (*v ^ r) : (*v | r);
     }
     return rc;
 }
@@ -344,6 +444,9 @@ static int parse_decorator(parser *p, asm_insn *in, asm_operand *op)
     }
     int r = asm_lookup_register(s, n);
     if (r && asm_register_is_mask(r)) {
+        if (n == 2 && s[1] == '0')
+            return asm_fail(p->err, p->text, t->line, t->col,
+                            "k0 cannot be a write mask (it means no masking)");
         op->mask = (uint16_t)r;
         return 0;
     }
@@ -353,7 +456,7 @@ static int parse_decorator(parser *p, asm_insn *in, asm_operand *op)
 /* mem := '[' term { ('+'|'-') term } ']'  (the '[' is the current token) */
 static int parse_mem_body(parser *p, asm_operand *op)
 {
-    const asm_tok *open = next(p);
+    next(p); /* '[' */
     bool first = true;
     for (;;) {
         const asm_tok *t = peek(p);
@@ -378,9 +481,23 @@ static int parse_mem_body(parser *p, asm_operand *op)
         if (t->kind == TK_IDENT) {
             int r = take_register(p);
             if (!r) {
-                /* labels in memory operands ([rip+label]) are not supported */
-                return asm_fail(p->err, p->text, t->line, t->col, "unknown register '%.*s'",
-                                (int)(t->len > 40 ? 40 : t->len), p->text + t->pos);
+                /* a label: only [rip + label +/- n] is supported; anything
+                 * else reads as a misspelt register */
+                const char *s0 = p->text + t->pos;
+                bool rip = asm_register_is_rip(op->base);
+                if (!rip || sign < 0 || op->disp_label || op->index || s0[0] == '.' ||
+                    (s0[0] == '$' && t->len == 1))
+                    return asm_fail(p->err, p->text, t->line, t->col,
+                                    "unknown register '%.*s'%s",
+                                    (int)(t->len > 40 ? 40 : t->len), s0,
+                                    rip ? "" : " (a label needs [rip + label])");
+                int l = label_ref(p, t);
+                if (l < 0)
+                    return l;
+                next(p);
+                op->disp_label = true;
+                op->label = l;
+                continue;
             }
             int scale = 0;
             if (is_punct(peek(p), '*')) {
@@ -428,9 +545,7 @@ static int parse_mem_body(parser *p, asm_operand *op)
             continue;
         }
         op->disp = (int64_t)((uint64_t)op->disp + (uint64_t)(sign < 0 ? -v : v));
-        op->has_disp = true;
     }
-    (void)open;
     /* as writes disp[base] too: a second bracket group adds to the first */
     if (is_punct(peek(p), '['))
         return parse_mem_body(p, op);
@@ -443,6 +558,13 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
     memset(op, 0, sizeof *op);
     op->col = t->col;
     op->label = -1;
+    if (tok_is(p, t, "short") && peek2(p)->kind == TK_IDENT) {
+        /* `jmp short label`: only the rel8 form */
+        next(p);
+        t = peek(p);
+        op->col = t->col;
+        in->flags |= INSF_SHORT;
+    }
     int sz = size_word(p, t);
     if (sz) {
         op->size = (uint16_t)sz;
@@ -469,8 +591,7 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
                 if (rc)
                     return rc;
                 op->disp = v;
-                op->has_disp = true;
-                if (is_punct(peek(p), '[')) {
+                        if (is_punct(peek(p), '[')) {
                     rc = parse_mem_body(p, op);
                     if (rc)
                         return rc;
@@ -496,16 +617,14 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
         if (is_punct(peek(p), '[')) {
             op->kind = OPK_MEM;
             op->disp = v;
-            op->has_disp = true;
-            rc = parse_mem_body(p, op);
+                rc = parse_mem_body(p, op);
             if (rc)
                 return rc;
         } else if (sz) {
             /* `dword ptr 0x1000`: absolute memory */
             op->kind = OPK_MEM;
             op->disp = v;
-            op->has_disp = true;
-        } else {
+            } else {
             op->kind = OPK_IMM;
             op->imm = v;
         }
@@ -522,6 +641,13 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
         op->kind = OPK_LABEL;
         op->label = -1;
         op->imm = v;
+    } else if (t->kind == TK_IDENT && isdigit((unsigned char)p->text[t->pos])) {
+        int l = local_ref(p, t);
+        if (l < 0)
+            return l;
+        next(p);
+        op->kind = OPK_LABEL;
+        op->label = l;
     } else if (t->kind == TK_IDENT) {
         /* not a register: a label (branch target) */
         const char *s = p->text + t->pos;
@@ -544,6 +670,9 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
         if (rc)
             return rc;
     }
+    if (op->zeroing && !op->mask)
+        return asm_fail(p->err, p->text, t->line, op->col,
+                        "{z} needs a write mask ({k1} to {k7}) on the same operand");
     return 0;
 }
 
@@ -609,7 +738,7 @@ static int parse_nop(parser *p)
     return emit_bytes(p, b, n);
 }
 
-static int parse_data(parser *p, const asm_tok *d, int width)
+static int parse_data(parser *p, int width)
 {
     uint8_t buf[64];
     size_t n = 0;
@@ -641,7 +770,6 @@ static int parse_data(parser *p, const asm_tok *d, int width)
             break;
         next(p);
     }
-    (void)d;
     if (!n)
         return 0;
     int rc = emit_bytes(p, buf, n);
@@ -650,7 +778,7 @@ static int parse_data(parser *p, const asm_tok *d, int width)
     return rc;
 }
 
-static int parse_align(parser *p, const asm_tok *d, bool p2)
+static int parse_align(parser *p, bool p2)
 {
     int64_t a, fill = -1, max = -1;
     const asm_tok *t = peek(p);
@@ -684,7 +812,6 @@ static int parse_align(parser *p, const asm_tok *d, bool p2)
                 return rc;
         }
     }
-    (void)d;
     asm_item *it = new_item(p, IT_ALIGN);
     if (!it)
         return NB_ENOMEM;
@@ -703,11 +830,11 @@ static int parse_directive(parser *p)
     };
     for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
         if (tok_is(p, d, data[i].name))
-            return parse_data(p, d, data[i].width);
+            return parse_data(p, data[i].width);
     if (tok_is(p, d, ".p2align"))
-        return parse_align(p, d, true);
+        return parse_align(p, true);
     if (tok_is(p, d, ".align") || tok_is(p, d, ".balign"))
-        return parse_align(p, d, false);
+        return parse_align(p, false);
     if (tok_is(p, d, ".intel_syntax") || tok_is(p, d, ".text") || tok_is(p, d, ".code64")) {
         while (!at_stmt_end(p))
             next(p);
@@ -721,6 +848,7 @@ static const struct { const char *name; uint32_t flag; } prefix_words[] = {
     {"lock", INSF_LOCK}, {"rep", INSF_REP}, {"repe", INSF_REPE}, {"repz", INSF_REPE},
     {"repne", INSF_REPNE}, {"repnz", INSF_REPNE}, {"xacquire", INSF_XACQUIRE},
     {"xrelease", INSF_XRELEASE}, {"bnd", INSF_BND}, {"notrack", INSF_NOTRACK},
+    {"data16", INSF_DATA16}, {"addr32", INSF_ADDR32},
 };
 
 static uint32_t prefix_word(parser *p, const asm_tok *t)
@@ -738,7 +866,43 @@ static int prefix_byte(uint32_t f)
     case INSF_REP: case INSF_REPE: case INSF_XRELEASE: return 0xf3;
     case INSF_REPNE: case INSF_XACQUIRE: case INSF_BND: return 0xf2;
     case INSF_NOTRACK: return 0x3e;
+    case INSF_DATA16: return 0x66;
+    case INSF_ADDR32: return 0x67;
     }
+    return 0;
+}
+
+/* [rip + label]: encode with two placeholder displacements; where the
+ * bytes differ is the disp32, which layout fills in once the label's
+ * offset is known. */
+static int parse_riprel(parser *p, asm_insn *in, int k)
+{
+    asm_operand *o = &in->ops[k];
+    int64_t addend = o->disp;
+    uint8_t b1[15], b2[15], l1, l2;
+    o->disp_label = false;
+    o->disp = 0x40000000;
+    int rc = asm_encode(in, p->text, b1, &l1, p->err);
+    if (rc)
+        return rc;
+    o->disp = 0x40000001;
+    rc = asm_encode(in, p->text, b2, &l2, p->err);
+    if (rc)
+        return rc;
+    int at = 0;
+    while (at < l1 && b1[at] == b2[at])
+        at++;
+    if (l1 != l2 || at + 4 > l1)
+        return asm_fail(p->err, p->text, in->line, o->col, "cannot place the label here");
+    asm_item *it = new_item(p, IT_RIPREL);
+    if (!it)
+        return NB_ENOMEM;
+    memcpy(it->bytes, b1, l1);
+    it->len = l1;
+    it->data_len = l1;
+    it->label = o->label;
+    it->rel = addend;
+    it->p2 = at; /* where the disp32 goes */
     return 0;
 }
 
@@ -832,6 +996,9 @@ static int parse_insn(parser *p)
     }
     if (has_label && !is_branch_mnemonic(p, m)) {
         const asm_operand *o = &in.ops[label_op];
+        if (o->label < 0)
+            return asm_fail(p->err, p->text, in.line, o->col,
+                            "'.' (this address) can only be a branch target");
         const asm_label *l = &p->prog->labels[o->label];
         return asm_fail(p->err, p->text, in.line, o->col, "unknown register '%.*s'",
                         (int)l->len, p->text + l->pos);
@@ -842,18 +1009,22 @@ static int parse_insn(parser *p)
             return NB_ENOMEM;
         it->label = in.ops[label_op].label;
         it->rel = in.ops[label_op].imm;
-        return asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
-                                 p->err);
-    }
-    for (int k = 0; k < in.n_ops; k++) {
-        const asm_operand *o = &in.ops[k];
-        if (o->kind == OPK_MEM && o->disp_label) {
-            const asm_label *l = &p->prog->labels[o->label];
-            return asm_fail(p->err, p->text, l->line, l->col,
-                            "unknown register '%.*s' (labels in memory operands are not "
-                            "supported)", (int)l->len, p->text + l->pos);
+        it->p2 = in.ops[label_op].col; /* for "out of range" */
+        int brc = asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
+                                    p->err);
+        if (!brc && (in.flags & INSF_DISP32) && it->llen)
+            it->slen = 0; /* {disp32} jmp label: the rel32 form */
+        if (!brc && (in.flags & INSF_SHORT)) {
+            if (!it->slen)
+                return asm_fail(p->err, p->text, in.line, in.ops[label_op].col,
+                                "this branch has no short form");
+            it->llen = 0;
         }
+        return brc;
     }
+    for (int k = 0; k < in.n_ops; k++)
+        if (in.ops[k].kind == OPK_MEM && in.ops[k].disp_label)
+            return parse_riprel(p, &in, k);
     asm_item *it = new_item(p, IT_BYTES);
     if (!it)
         return NB_ENOMEM;
@@ -862,20 +1033,85 @@ static int parse_insn(parser *p)
     return rc;
 }
 
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int parse_insn_cached(parser *p)
+{
+    /* the statement's text: up to the token that ends it */
+    size_t j = p->i;
+    while (p->t[j].kind != TK_END && p->t[j].kind != TK_SEP &&
+           !(p->in_rep && is_punct(&p->t[j], '|')))
+        j++;
+    if (j == p->i)
+        return parse_insn(p);
+    uint32_t pos = p->t[p->i].pos;
+    uint32_t len = p->t[j - 1].pos + p->t[j - 1].len - pos;
+    uint32_t h = hash_bytes(p->text + pos, len);
+    if (p->cache_cap) {
+        size_t k = h & (p->cache_cap - 1);
+        while (p->cache[k].len) {
+            enc_cache_ent *e = &p->cache[k];
+            if (e->hash == h && e->len == len && !memcmp(p->text + e->pos, p->text + pos, len)) {
+                asm_item *it = new_item(p, IT_BYTES);
+                if (!it)
+                    return NB_ENOMEM;
+                memcpy(it->bytes, e->bytes, e->n);
+                it->len = e->n;
+                it->data_len = e->n;
+                p->i = j;
+                return 0;
+            }
+            k = (k + 1) & (p->cache_cap - 1);
+        }
+    }
+    size_t before = p->prog->n_items;
+    int rc = parse_insn(p);
+    if (rc || p->prog->n_items != before + 1 || p->i != j)
+        return rc;
+    const asm_item *it = &p->prog->items[before];
+    if (it->kind != IT_BYTES || it->len == 0)
+        return 0;
+    if ((p->cache_n + 1) * 2 > p->cache_cap) {
+        size_t cap = p->cache_cap ? p->cache_cap * 2 : 256;
+        enc_cache_ent *nc = calloc(cap, sizeof *nc);
+        if (!nc)
+            return 0; /* no cache, still correct */
+        for (size_t k = 0; k < p->cache_cap; k++) {
+            if (!p->cache[k].len)
+                continue;
+            size_t m = p->cache[k].hash & (cap - 1);
+            while (nc[m].len)
+                m = (m + 1) & (cap - 1);
+            nc[m] = p->cache[k];
+        }
+        free(p->cache);
+        p->cache = nc;
+        p->cache_cap = cap;
+    }
+    size_t k = h & (p->cache_cap - 1);
+    while (p->cache[k].len)
+        k = (k + 1) & (p->cache_cap - 1);
+    enc_cache_ent *e = &p->cache[k];
+    e->pos = pos;
+    e->len = len;
+    e->hash = h;
+    e->n = it->len;
+    memcpy(e->bytes, it->bytes, it->len);
+    p->cache_n++;
+    return 0;
+}
+
 static int parse_stmt(parser *p);
 
-/* rep := NUM '*' '|' stmt { SEP stmt } '|' */
-static int parse_rep(parser *p)
+/* The statements of a repetition, through its closing '|'. */
+static int parse_rep_body(parser *p, const asm_tok *bar)
 {
-    const asm_tok *nt = next(p);
-    next(p); /* '*' */
-    const asm_tok *bar = next(p);
-    if (p->in_rep)
-        return asm_fail(p->err, p->text, nt->line, nt->col, "nested repetition");
-    if (nt->num > 100000000)
-        return asm_fail(p->err, p->text, nt->line, nt->col, "repetition count too large");
-    size_t first_item = p->prog->n_items;
-    size_t first_label = p->prog->n_labels;
     p->in_rep = true;
     for (;;) {
         int rc = parse_stmt(p);
@@ -890,10 +1126,28 @@ static int parse_rep(parser *p)
             next(p);
             break;
         }
-        return asm_fail(p->err, p->text, bar->line, bar->col, "unterminated repetition '%.*s|'",
-                        (int)(bar->pos + 1 - nt->pos), p->text + nt->pos);
+        return asm_fail(p->err, p->text, bar->line, bar->col,
+                        "unterminated repetition: no closing '|'");
     }
     p->in_rep = false;
+    return 0;
+}
+
+/* rep := NUM '*' '|' stmt { SEP stmt } '|' */
+static int parse_rep(parser *p)
+{
+    const asm_tok nt_copy = *next(p);
+    next(p); /* '*' */
+    const asm_tok bar_copy = *next(p);
+    const asm_tok *nt = &nt_copy, *bar = &bar_copy;
+    if (p->in_rep)
+        return asm_fail(p->err, p->text, nt->line, nt->col, "nested repetition");
+    if (nt->num > 100000000)
+        return asm_fail(p->err, p->text, nt->line, nt->col, "repetition count too large");
+    size_t first_item = p->prog->n_items;
+    int rc = parse_rep_body(p, bar);
+    if (rc)
+        return rc;
     size_t body = p->prog->n_items - first_item;
     uint64_t count = nt->num;
     if (count == 0) {
@@ -902,18 +1156,32 @@ static int parse_rep(parser *p)
     }
     if (body == 0 || count == 1)
         return 0;
-    for (size_t k = first_item; k < first_item + body; k++) {
-        if (p->prog->items[k].kind == IT_LABEL) {
-            asm_label *l = &p->prog->labels[p->prog->items[k].label];
-            return asm_fail(p->err, p->text, l->line, l->col,
-                            "duplicate label '%.*s' (defined inside a repetition)",
-                            (int)l->len, p->text + l->pos);
+    /* a bound on memory (about 100 bytes per statement), far above what a
+     * benchmark loop body needs */
+    if (count > ASM_MAX_ITEMS || body * count > ASM_MAX_ITEMS ||
+        p->prog->n_items + body * (count - 1) > ASM_MAX_ITEMS)
+        return asm_fail(p->err, p->text, nt->line, nt->col,
+                        "repetition too large (more than %d statements in all)", ASM_MAX_ITEMS);
+    bool has_label = false;
+    for (size_t k = first_item; k < first_item + body; k++)
+        has_label |= p->prog->items[k].kind == IT_LABEL;
+    if (has_label) {
+        /* Labels (`1:` ... `jnz 1b`) need each copy parsed anew, as .rept
+         * does; a named label then meets itself as a duplicate. */
+        for (uint64_t c = 1; c < count; c++) {
+            if (p->prog->n_items + body > ASM_MAX_ITEMS)
+                return asm_fail(p->err, p->text, nt->line, nt->col,
+                                "repetition too large (more than %d statements in all)",
+                                ASM_MAX_ITEMS);
+            asm_lexer_seek(&p->lx, bar->pos + 1, bar->line, bar->col + 1);
+            refill(p);
+            rc = parse_rep_body(p, bar);
+            if (rc)
+                return rc;
         }
+        return 0;
     }
-    (void)first_label;
     asm_prog *g = p->prog;
-    if (body * count / count != body || body * count > 200000000)
-        return asm_fail(p->err, p->text, nt->line, nt->col, "repetition too large");
     if (grow((void **)&g->items, &g->cap_items, g->n_items + body * (count - 1), sizeof *g->items))
         return NB_ENOMEM;
     for (uint64_t c = 1; c < count; c++) {
@@ -928,12 +1196,25 @@ static int parse_stmt(parser *p)
 {
     for (;;) {
         const asm_tok *t = peek(p);
-        if (t->kind == TK_IDENT && is_punct(peek2(p), ':') &&
-            !asm_lookup_register(p->text + t->pos, t->len)) {
+        bool local = t->kind == TK_NUM && is_punct(peek2(p), ':') &&
+                     isdigit((unsigned char)p->text[t->pos]);
+        if (local || (t->kind == TK_IDENT && is_punct(peek2(p), ':') &&
+                      !asm_lookup_register(p->text + t->pos, t->len))) {
             int rc = add_srcstmt(p, t);
             if (rc)
                 return rc;
-            int l = label_ref(p, t);
+            int l;
+            if (local) {
+                /* `1:`: a new instance of local label 1 */
+                struct local_label *ll = local_get(p, t->num);
+                if (!ll)
+                    return NB_ENOMEM;
+                l = ll->next >= 0 ? ll->next : label_new(p, t);
+                ll->next = -1;
+                ll->last = l;
+            } else {
+                l = label_ref(p, t);
+            }
             if (l < 0)
                 return l;
             asm_label *lb = &p->prog->labels[l];
@@ -971,7 +1252,7 @@ static int parse_stmt(parser *p)
     } else if (t->kind == TK_IDENT && p->text[t->pos] == '.') {
         rc = parse_directive(p);
     } else {
-        rc = parse_insn(p);
+        rc = parse_insn_cached(p);
     }
     if (rc)
         return rc;
@@ -981,23 +1262,51 @@ static int parse_stmt(parser *p)
     return 0;
 }
 
-int asm_parse(const char *text, const asm_toks *toks, asm_prog *prog, asm_error *err)
+int asm_parse(const char *text, asm_prog *prog, asm_error *err)
 {
-    parser p = {.text = text, .t = toks->v, .prog = prog, .err = err};
+    parser p = {.text = text, .prog = prog, .err = err};
     prog->text = text;
+    /* one allocation for the usual case: at most one item and one source
+     * statement per separator, plus labels (repetitions grow it later) */
+    size_t seps = 1;
+    for (const char *c = text; *c; c++)
+        seps += *c == ';' || *c == '\n' || *c == ':';
+    if (seps > ASM_MAX_ITEMS)
+        seps = ASM_MAX_ITEMS;
+    if (grow((void **)&prog->items, &prog->cap_items, seps, sizeof *prog->items) ||
+        grow((void **)&prog->stmts, &prog->cap_stmts, seps, sizeof *prog->stmts))
+        return NB_ENOMEM;
+    asm_lexer_init(&p.lx, text);
+    refill(&p);
+    int rc;
     for (;;) {
-        int rc = parse_stmt(&p);
+        rc = parse_stmt(&p);
         if (rc)
-            return rc;
+            break;
         const asm_tok *t = peek(&p);
         if (t->kind == TK_END)
-            return 0;
+            break;
         if (t->kind == TK_SEP) {
             next(&p);
             continue;
         }
         if (is_punct(t, '|'))
-            return asm_fail(err, text, t->line, t->col, "'|' outside a repetition");
-        return fail_tok(&p, t, "expected end of statement");
+            rc = asm_fail(err, text, t->line, t->col, "'|' outside a repetition");
+        else
+            rc = fail_tok(&p, t, "expected end of statement");
+        break;
     }
+    free(p.cache);
+    free(p.locals);
+    free(p.lx.toks.v);
+    if (p.lex_rc) {
+        *err = p.lex_err;
+        return p.lex_rc;
+    }
+    if (rc == NB_ENOMEM && p.too_many) {
+        const asm_srcstmt *st = &prog->stmts[p.stmt];
+        return asm_fail(err, text, st->line, st->col, "too many statements (more than %d)",
+                        ASM_MAX_ITEMS);
+    }
+    return rc;
 }

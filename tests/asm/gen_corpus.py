@@ -378,7 +378,14 @@ def system():
             "xtest", "clac", "stac", "rdtscp", "lsl eax, ecx", "lar rax, bx", "verr ax", "verw word ptr [rax]",
             "in al, dx", "out dx, eax", "in eax, 0x60", "out 0x80, al", "ud1 eax, dword ptr [rax]", "int1", "mov cr8, rax",
             "incsspq rax", "rdsspq rax", "endbr64", "wbnoinvd", "cldemote byte ptr [rax]", "enqcmd rax, [rbx]",
-            "movdiri dword ptr [rax], ecx", "movdir64b rax, [rbx]", "ptwrite eax", "lfence", "mfence"]
+            "movdiri dword ptr [rax], ecx", "movdir64b rax, [rbx]", "ptwrite eax", "lfence", "mfence",
+            # spellings the round-trip test met (as reads them; Zydis prints them so)
+            "iretw", "iretd", "iretq", "popfw", "pushfw", "sysretd", "sysexitd", "sysexitq", "retf", "retf 0x10",
+            "retfq", "fneni", "fndisi", "fnsetpm", "bndldx bnd2, [rbx]", "bndstx [rdx+rdi], bnd3",
+            "mov eax, dword ptr [0x3ec05c27561b4fef]", "mov r9, gs", "mov rdx, es", "fldenv [rdx+0xd]",
+            "fnstenv fs:[r10+0x39]", "vpermil2ps xmm5, xmm2, xmm14, xmm5, 0xd", "call fword ptr [rax]",
+            "jmp fword ptr [rax+rdx*2+0x10]", "fucomp st(6)", "int 3", "xchg eax, edi",
+            "xchg rax, rax", "xchg ax, ax", "xchg eax, eax", "xchg ecx, ecx", "sbb bl, byte ptr [0x7fcf68a9]"]
 
 def directives():
     return [".byte 0x90", ".byte 1, 2, 3, 0xff", ".byte -1", ".word 0x1234", ".short 1, 2", ".value 0xffff",

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `nb -asm STMT -emit -` must print the bytes GNU as gives (the golden corpus's
-# expected side) for a sample of statements: every 10th line of each golden
-# file that can be assembled alone (no labels, no alignment), plus all of the
-# nanoBench NOP file.  Output of -emit - is hex; whitespace and case are ignored.
+# `nb -asm TEXT -emit -` must print the bytes GNU as gives (the golden corpus's
+# expected side): for a sample of single statements (every 25th line of each
+# golden file that can be assembled alone, all of the nanoBench NOP file), and
+# for every golden file passed whole as one -asm text.  Output of -emit - is
+# hex; whitespace and case are ignored.
 set -u
 NB=${NB:-build/nb}
 dir=tests/asm/golden
@@ -16,7 +17,7 @@ checked=0; bad=0
 for s in "$dir"/*.s; do
     h=${s%.s}.hex
     case $(basename "$s") in branch.s|directives.s) continue ;; esac
-    step=10
+    step=25
     case $(basename "$s") in nb_*) step=1 ;; esac
     n=0
     while IFS= read -r stmt <&3 && IFS= read -r want <&4; do
@@ -25,13 +26,30 @@ for s in "$dir"/*.s; do
         got=$("$NB" -asm "$stmt" -emit - 2>&1)
         rc=$?
         checked=$((checked + 1))
-        g=$(printf '%s' "$got" | tr -d ' \n\t' | tr 'A-F' 'a-f')
-        w=$(printf '%s' "$want" | tr -d ' ')
+        g=${got//[$' \n\t']/}; g=${g,,}
+        w=${want// /}
         if [ $rc -ne 0 ] || [ "$g" != "$w" ]; then
             bad=$((bad + 1))
             echo "$(basename "$s"):$n: $stmt | expected: $want | got (rc $rc): $(printf '%s' "$got" | head -n1)"
         fi
     done 3< "$s" 4< "$h"
 done
-echo "emit_golden: $((checked - bad))/$checked statements match"
-[ "$bad" -eq 0 ]
+echo "emit_golden: $((checked - bad))/$checked single statements match"
+
+# Every golden file as one -asm text (newline-separated, as a user would paste
+# it): the bytes must be the concatenation of its .hex lines.
+files=0; badfiles=0
+for s in "$dir"/*.s; do
+    h=${s%.s}.hex
+    files=$((files + 1))
+    got=$("$NB" -asm "$(cat "$s")" -emit - 2>&1)
+    rc=$?
+    g=${got//[$' \n\t']/}; g=${g,,}
+    w=$(tr -d ' \n' < "$h")
+    if [ $rc -ne 0 ] || [ "$g" != "$w" ]; then
+        badfiles=$((badfiles + 1))
+        echo "$(basename "$s") as a whole: rc $rc, $(( ${#g} / 2 )) bytes, want $(( ${#w} / 2 )): $(printf '%s' "$got" | head -n1 | cut -c1-160)"
+    fi
+done
+echo "emit_golden: $((files - badfiles))/$files whole golden files match"
+[ "$bad" -eq 0 ] && [ "$badfiles" -eq 0 ]

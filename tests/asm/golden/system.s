@@ -82,3 +82,35 @@ movdir64b rax, [rbx]
 ptwrite eax
 lfence
 mfence
+iretw
+iretd
+iretq
+popfw
+pushfw
+sysretd
+sysexitd
+sysexitq
+retf
+retf 0x10
+retfq
+fneni
+fndisi
+fnsetpm
+bndldx bnd2, [rbx]
+bndstx [rdx+rdi], bnd3
+mov eax, dword ptr [0x3ec05c27561b4fef]
+mov r9, gs
+mov rdx, es
+fldenv [rdx+0xd]
+fnstenv fs:[r10+0x39]
+vpermil2ps xmm5, xmm2, xmm14, xmm5, 0xd
+call fword ptr [rax]
+jmp fword ptr [rax+rdx*2+0x10]
+fucomp st(6)
+int 3
+xchg eax, edi
+xchg rax, rax
+xchg ax, ax
+xchg eax, eax
+xchg ecx, ecx
+sbb bl, byte ptr [0x7fcf68a9]
