@@ -159,6 +159,28 @@ static void test_large_repetition(void **state)
     free(src);
 }
 
+/* Many numeric local labels among named ones (the fuzzer once hung the
+ * label hash here), each branch reaching its own target. */
+static void test_many_labels(void **state)
+{
+    (void)state;
+    size_t n = 3000;
+    char *src = malloc(n * 48 + 1);
+    assert_non_null(src);
+    char *p = src;
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%zu: nop; x%zu: jmp %zub; jmp x%zu\n", i % 7, i, i % 7, i);
+    asm_code code;
+    asm_error err;
+    assert_int_equal(asm_assemble(src, &code, &err), 0);
+    assert_int_equal(code.size, 5 * n);
+    for (size_t i = 0; i < n; i++) {
+        assert_memory_equal(code.bytes + 5 * i, "\x90\xeb\xfd\xeb\xfc", 5);
+    }
+    asm_code_free(&code);
+    free(src);
+}
+
 static void test_disasm_and_listing(void **state)
 {
     (void)state;
@@ -211,6 +233,9 @@ static void test_more_diagnostics(void **state)
         {"add rax, rbx, rcx", 1, 15, "operand 3"},
         {"vaddps xmm0, xmm1", 1, 14, "operand 2"},
         {"mov eax, byte ptr [rax]", 1, 10, "operand 2"},
+        {"jmp 0x10", 1, 5, "branch target"},
+        {"jmp short x; 200*|nop|; x: nop", 1, 11, "out of range"},
+        {"call short x; x: nop", 1, 12, "no short form"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         asm_code code;
@@ -237,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_large_repetition),
         cmocka_unit_test(test_disasm_and_listing),
         cmocka_unit_test(test_more_diagnostics),
+        cmocka_unit_test(test_many_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,7 +71,6 @@ typedef struct asm_operand {
     uint8_t scale;      /* memory: 0 (no index), 1, 2, 4, 8 */
     uint8_t bcst;       /* {1toN}: N, else 0 */
     bool zeroing;       /* {z} */
-    bool has_disp;
     bool disp_label;    /* memory: displacement is label (RIP-relative) */
     uint16_t reg;       /* OPK_REG: ZydisRegister */
     uint16_t mask;      /* {kN}: ZydisRegister, else 0 */
@@ -96,6 +95,7 @@ enum {
     INSF_FAR = 1 << 16,     /* retf, ljmp, lcall */
     INSF_STRING = 1 << 17,  /* movs/cmps/... without a size suffix */
     INSF_DATA16 = 1 << 18, INSF_ADDR32 = 1 << 19,   /* raw 66 / 67 prefixes */
+    INSF_SHORT = 1 << 20,   /* `jmp short label` */
 };
 
 #define ASM_MAX_OPS 5
@@ -131,10 +131,8 @@ bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn);
 /* Register lookup (case-insensitive; st, st(i) handled by the parser).
  * Returns the ZydisRegister or 0. */
 int asm_lookup_register(const char *s, size_t n);
-/* true for GP/vector/... register classes the parser treats specially */
 int asm_register_size(int reg);  /* width in bits for the size rules */
 bool asm_register_is_mask(int reg);
-bool asm_register_is_vector(int reg);
 bool asm_register_is_rip(int reg);
 
 /* ---- items: the statement list that layout.c lays out ------------------ */
@@ -168,6 +166,7 @@ typedef struct asm_label {
     uint32_t pos, len;      /* name in the source */
     int line, col;          /* first use or definition */
     int item;               /* defining item, -1 until defined */
+    bool anon;              /* a numeric local label: not found by name */
 } asm_label;
 
 typedef struct asm_srcstmt {

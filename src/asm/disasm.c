@@ -1,6 +1,7 @@
 /* Disassembly for -print_code: Zydis's decoder and Intel formatter. */
 #include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 
 #include <Zydis/Zydis.h>
 
@@ -33,12 +34,18 @@ void asm_print_listing(FILE *f, const asm_code *code)
         }
         size_t off = s->offset, end = s->offset + s->size;
         bool first = true;
+        /* .byte/.long/...: data, shown as bytes only; alignment padding is
+         * code (NOPs) and is disassembled */
+        bool data = s->text[0] == '.' && strncasecmp(s->text, ".p2align", 8) != 0 &&
+                    strncasecmp(s->text, ".align", 6) != 0 &&
+                    strncasecmp(s->text, ".balign", 7) != 0;
         while (off < end) {
             char text[256], hex[64];
-            size_t n = asm_disasm_one(code->bytes + off, end - off, off, text, sizeof text);
+            size_t n = data ? 0 : asm_disasm_one(code->bytes + off, end - off, off, text,
+                                                 sizeof text);
             if (n == 0) {
                 n = end - off > 8 ? 8 : end - off;
-                snprintf(text, sizeof text, "(data)");
+                snprintf(text, sizeof text, "%s", data ? "" : "(does not decode)");
             }
             size_t h = 0;
             for (size_t k = 0; k < n && h + 4 < sizeof hex; k++)

@@ -347,11 +347,6 @@ bool asm_register_is_rip(int reg)
     return reg == ZYDIS_REGISTER_RIP;
 }
 
-bool asm_register_is_vector(int reg)
-{
-    ZydisRegisterClass c = ZydisRegisterGetClass((ZydisRegister)reg);
-    return c == ZYDIS_REGCLASS_XMM || c == ZYDIS_REGCLASS_YMM || c == ZYDIS_REGCLASS_ZMM;
-}
 
 /* ---- building the request ----------------------------------------------- */
 
@@ -1147,6 +1142,52 @@ static int encode_body(enc_ctx *c, uint8_t *o, uint8_t *l)
     return encode_pref(c, o, l) ? 0 : 1;
 }
 
+static void set_reg(asm_operand *o, int reg, int col)
+{
+    memset(o, 0, sizeof *o);
+    o->kind = OPK_REG;
+    o->reg = (uint16_t)reg;
+    o->col = col;
+}
+
+/* Operands Zydis spells out and as leaves implicit (clzero rax), or
+ * names with another size (senduipi r32 for as's r64). */
+static void implicit_operands(asm_insn *in)
+{
+    if (in->n_ops == 0 && in->mnemonic == ZYDIS_MNEMONIC_CLZERO) {
+        set_reg(&in->ops[0], ZYDIS_REGISTER_RAX, in->col);
+        in->n_ops = 1;
+    } else if (in->n_ops == 0 && in->mnemonic == ZYDIS_MNEMONIC_INVLPGB) {
+        set_reg(&in->ops[0], ZYDIS_REGISTER_RAX, in->col);
+        set_reg(&in->ops[1], ZYDIS_REGISTER_EDX, in->col);
+        set_reg(&in->ops[2], ZYDIS_REGISTER_ECX, in->col);
+        in->n_ops = 3;
+    } else if (in->n_ops == 1 && in->mnemonic == ZYDIS_MNEMONIC_SENDUIPI &&
+               in->ops[0].kind == OPK_REG &&
+               ZydisRegisterGetClass((ZydisRegister)in->ops[0].reg) == ZYDIS_REGCLASS_GPR64) {
+        in->ops[0].reg = (uint16_t)ZydisRegisterEncode(
+            ZYDIS_REGCLASS_GPR32, (ZyanU8)ZydisRegisterGetId((ZydisRegister)in->ops[0].reg));
+    }
+}
+
+static bool is_rel_branch(int m)
+{
+    switch (m) {
+    case ZYDIS_MNEMONIC_JMP: case ZYDIS_MNEMONIC_CALL: case ZYDIS_MNEMONIC_JB:
+    case ZYDIS_MNEMONIC_JBE: case ZYDIS_MNEMONIC_JL: case ZYDIS_MNEMONIC_JLE:
+    case ZYDIS_MNEMONIC_JNB: case ZYDIS_MNEMONIC_JNBE: case ZYDIS_MNEMONIC_JNL:
+    case ZYDIS_MNEMONIC_JNLE: case ZYDIS_MNEMONIC_JNO: case ZYDIS_MNEMONIC_JNP:
+    case ZYDIS_MNEMONIC_JNS: case ZYDIS_MNEMONIC_JNZ: case ZYDIS_MNEMONIC_JO:
+    case ZYDIS_MNEMONIC_JP: case ZYDIS_MNEMONIC_JS: case ZYDIS_MNEMONIC_JZ:
+    case ZYDIS_MNEMONIC_JCXZ: case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JRCXZ:
+    case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE: case ZYDIS_MNEMONIC_LOOPNE:
+    case ZYDIS_MNEMONIC_XBEGIN:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void set_st(asm_operand *o, int i, int col)
 {
     memset(o, 0, sizeof *o);
@@ -1220,6 +1261,11 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         *len = raw_insns[in->raw - 1].len;
         return 0;
     }
+    if (in->n_ops == 1 && in->ops[0].kind == OPK_IMM && is_rel_branch(in->mnemonic))
+        /* as would take the number as an absolute address and leave a
+         * relocation: nothing nb can place */
+        return asm_fail(err, text, in->line, in->ops[0].col,
+                        "branch target must be a label or '.'/'$' +/- a number");
     /* as's shorthands */
     if (in->mnemonic == ZYDIS_MNEMONIC_IMUL && in->n_ops == 2 && in->ops[1].kind == OPK_IMM &&
         in->ops[0].kind == OPK_REG) {
@@ -1246,6 +1292,7 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
         in->n_ops == 3 && in->ops[2].kind == OPK_REG && in->ops[2].reg == ZYDIS_REGISTER_XMM0)
         in->n_ops = 2; /* the implicit xmm0, which as lets one write */
     x87_defaults(in);
+    implicit_operands(in);
     switch (in->mnemonic) {
     case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
     case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR: case ZYDIS_MNEMONIC_RCL:

@@ -157,10 +157,14 @@ static int label_ref(parser *p, const asm_tok *t)
     asm_prog *g = p->prog;
     if (g->n_labels * 2 >= g->lhash_cap) {
         size_t cap = g->lhash_cap ? g->lhash_cap * 2 : 64;
+        while (cap <= g->n_labels * 2)
+            cap *= 2;
         int *h = calloc(cap, sizeof *h);
         if (!h)
             return NB_ENOMEM;
         for (size_t i = 0; i < g->n_labels; i++) {
+            if (g->labels[i].anon)
+                continue;
             uint32_t k = hash_name(p->text + g->labels[i].pos, g->labels[i].len) & (cap - 1);
             while (h[k])
                 k = (k + 1) & (cap - 1);
@@ -186,6 +190,7 @@ static int label_ref(parser *p, const asm_tok *t)
     l->line = t->line;
     l->col = t->col;
     l->item = -1;
+    l->anon = false;
     g->lhash[k] = (int)g->n_labels + 1;
     return (int)g->n_labels++;
 }
@@ -203,6 +208,7 @@ static int label_new(parser *p, const asm_tok *t)
     l->line = t->line;
     l->col = t->col;
     l->item = -1;
+    l->anon = true;
     return (int)g->n_labels++;
 }
 
@@ -539,7 +545,6 @@ static int parse_mem_body(parser *p, asm_operand *op)
             continue;
         }
         op->disp = (int64_t)((uint64_t)op->disp + (uint64_t)(sign < 0 ? -v : v));
-        op->has_disp = true;
     }
     /* as writes disp[base] too: a second bracket group adds to the first */
     if (is_punct(peek(p), '['))
@@ -553,6 +558,13 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
     memset(op, 0, sizeof *op);
     op->col = t->col;
     op->label = -1;
+    if (tok_is(p, t, "short") && peek2(p)->kind == TK_IDENT) {
+        /* `jmp short label`: only the rel8 form */
+        next(p);
+        t = peek(p);
+        op->col = t->col;
+        in->flags |= INSF_SHORT;
+    }
     int sz = size_word(p, t);
     if (sz) {
         op->size = (uint16_t)sz;
@@ -579,8 +591,7 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
                 if (rc)
                     return rc;
                 op->disp = v;
-                op->has_disp = true;
-                if (is_punct(peek(p), '[')) {
+                        if (is_punct(peek(p), '[')) {
                     rc = parse_mem_body(p, op);
                     if (rc)
                         return rc;
@@ -606,16 +617,14 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
         if (is_punct(peek(p), '[')) {
             op->kind = OPK_MEM;
             op->disp = v;
-            op->has_disp = true;
-            rc = parse_mem_body(p, op);
+                rc = parse_mem_body(p, op);
             if (rc)
                 return rc;
         } else if (sz) {
             /* `dword ptr 0x1000`: absolute memory */
             op->kind = OPK_MEM;
             op->disp = v;
-            op->has_disp = true;
-        } else {
+            } else {
             op->kind = OPK_IMM;
             op->imm = v;
         }
@@ -1005,6 +1014,12 @@ static int parse_insn(parser *p)
                                     p->err);
         if (!brc && (in.flags & INSF_DISP32) && it->llen)
             it->slen = 0; /* {disp32} jmp label: the rel32 form */
+        if (!brc && (in.flags & INSF_SHORT)) {
+            if (!it->slen)
+                return asm_fail(p->err, p->text, in.line, in.ops[label_op].col,
+                                "this branch has no short form");
+            it->llen = 0;
+        }
         return brc;
     }
     for (int k = 0; k < in.n_ops; k++)
@@ -1141,6 +1156,12 @@ static int parse_rep(parser *p)
     }
     if (body == 0 || count == 1)
         return 0;
+    /* a bound on memory (about 100 bytes per statement), far above what a
+     * benchmark loop body needs */
+    if (count > ASM_MAX_ITEMS || body * count > ASM_MAX_ITEMS ||
+        p->prog->n_items + body * (count - 1) > ASM_MAX_ITEMS)
+        return asm_fail(p->err, p->text, nt->line, nt->col,
+                        "repetition too large (more than %d statements in all)", ASM_MAX_ITEMS);
     bool has_label = false;
     for (size_t k = first_item; k < first_item + body; k++)
         has_label |= p->prog->items[k].kind == IT_LABEL;
@@ -1161,12 +1182,6 @@ static int parse_rep(parser *p)
         return 0;
     }
     asm_prog *g = p->prog;
-    /* a bound on memory (about 100 bytes per statement), far above what a
-     * benchmark loop body needs */
-    if (count > ASM_MAX_ITEMS || body * count > ASM_MAX_ITEMS ||
-        g->n_items + body * (count - 1) > ASM_MAX_ITEMS)
-        return asm_fail(p->err, p->text, nt->line, nt->col,
-                        "repetition too large (more than %d statements in all)", ASM_MAX_ITEMS);
     if (grow((void **)&g->items, &g->cap_items, g->n_items + body * (count - 1), sizeof *g->items))
         return NB_ENOMEM;
     for (uint64_t c = 1; c < count; c++) {
@@ -1251,6 +1266,16 @@ int asm_parse(const char *text, asm_prog *prog, asm_error *err)
 {
     parser p = {.text = text, .prog = prog, .err = err};
     prog->text = text;
+    /* one allocation for the usual case: at most one item and one source
+     * statement per separator, plus labels (repetitions grow it later) */
+    size_t seps = 1;
+    for (const char *c = text; *c; c++)
+        seps += *c == ';' || *c == '\n' || *c == ':';
+    if (seps > ASM_MAX_ITEMS)
+        seps = ASM_MAX_ITEMS;
+    if (grow((void **)&prog->items, &prog->cap_items, seps, sizeof *prog->items) ||
+        grow((void **)&prog->stmts, &prog->cap_stmts, seps, sizeof *prog->stmts))
+        return NB_ENOMEM;
     asm_lexer_init(&p.lx, text);
     refill(&p);
     int rc;
