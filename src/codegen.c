@@ -140,14 +140,22 @@ static void emit_read_raw(emitter *e, const codegen_read *r)
     }
 }
 
-/* rdx = rdx << 32 | rax  (changes the flags) */
-static void emit_combine(emitter *e)
+/* rdx = rdx << 32 | rax.  With BMI2 without touching the flags (rorx and
+ * lea), else with shl/or. */
+static void emit_combine(emitter *e, bool bmi2)
 {
-    static const uint8_t b[] = {
-        0x48, 0xC1, 0xE2, 0x20,    /* shl rdx, 32 */
-        0x48, 0x09, 0xC2,          /* or rdx, rax */
+    static const uint8_t flagfree[] = {
+        0xC4, 0xE3, 0xFB, 0xF0, 0xD2, 0x20,   /* rorx rdx, rdx, 32 */
+        0x48, 0x8D, 0x14, 0x02,               /* lea rdx, [rdx + rax] */
     };
-    emit(e, b, sizeof b);
+    static const uint8_t plain[] = {
+        0x48, 0xC1, 0xE2, 0x20,               /* shl rdx, 32 */
+        0x48, 0x09, 0xC2,                     /* or rdx, rax */
+    };
+    if (bmi2)
+        emit(e, flagfree, sizeof flagfree);
+    else
+        emit(e, plain, sizeof plain);
 }
 
 /* Memory mode: read all counters into m[], keeping every register and flag.
@@ -174,20 +182,78 @@ static void emit_read_mem(emitter *e, const codegen_params *p, size_t field)
     emit_load64(e, RDX, offsetof(codegen_data, tmp_rdx));
 }
 
-/* -no_mem: counter i -> R8+i with `op` (0x89 mov, 0x29 sub, 0x01 add). */
-static void emit_read_regs(emitter *e, const codegen_params *p, uint8_t op)
+static bool same_read(const codegen_read *a, const codegen_read *b)
 {
+    return a->kind == b->kind && (a->kind != PMU_READ_RDPMC || a->ecx == b->ecx);
+}
+
+/* The first read that is the same instruction as read i. */
+static size_t first_equal(const codegen_params *p, size_t i)
+{
+    for (size_t q = 0; q < i; q++)
+        if (same_read(&p->reads[q], &p->reads[i]))
+            return q;
+    return i;
+}
+
+/* -no_mem: read i lives in R8 + no_mem_slot(i); equal reads share one. */
+static size_t no_mem_slot(const codegen_params *p, size_t i)
+{
+    size_t f = first_equal(p, i), k = 0;
+    for (size_t j = 0; j < f; j++)
+        k += p->reads[j].kind != PMU_READ_NONE && first_equal(p, j) == j;
+    return k;
+}
+
+static size_t no_mem_unique(const codegen_params *p)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < p->n_reads; j++)
+        n += p->reads[j].kind != PMU_READ_NONE && first_equal(p, j) == j;
+    return n;
+}
+
+enum { NM_SET, NM_SUB, NM_ADD };
+
+/* -no_mem: every distinct counter into R8+k (NM_SET), or subtracted from /
+ * added to it (the magic pause / resume).  RAX, RCX and RDX, which rdtsc and
+ * rdpmc write, are parked in R11-R13 meanwhile, so the benchmark sees all
+ * its other registers, and with BMI2 its flags, unchanged. */
+static void emit_read_regs(emitter *e, const codegen_params *p, int op)
+{
+    static const uint8_t save[] = {
+        0x49, 0x89, 0xC3,          /* mov r11, rax */
+        0x49, 0x89, 0xCC,          /* mov r12, rcx */
+        0x49, 0x89, 0xD5,          /* mov r13, rdx */
+    };
+    static const uint8_t back[] = {
+        0x4C, 0x89, 0xD8,          /* mov rax, r11 */
+        0x4C, 0x89, 0xE1,          /* mov rcx, r12 */
+        0x4C, 0x89, 0xEA,          /* mov rdx, r13 */
+    };
+    emit(e, save, sizeof save);
     for (size_t i = 0; i < p->n_reads; i++) {
-        if (p->reads[i].kind == PMU_READ_NONE)
+        if (p->reads[i].kind == PMU_READ_NONE || first_equal(p, i) != i)
             continue;
+        uint8_t k = (uint8_t)no_mem_slot(p, i);
         emit(e, LFENCE, sizeof LFENCE);
         emit_read_raw(e, &p->reads[i]);
         emit(e, LFENCE, sizeof LFENCE);
-        emit_combine(e);
-        emit1(e, 0x49);                                  /* REX.W+B */
-        emit1(e, op);                                    /* op r8+i, rdx */
-        emit1(e, (uint8_t)(0xC0 | (RDX << 3) | i));
+        emit_combine(e, p->bmi2);
+        if (op == NM_SET) {
+            emit(e, (const uint8_t[]){0x49, 0x89, (uint8_t)(0xD0 | k)}, 3); /* mov r8+k, rdx */
+        } else if (p->bmi2) {
+            if (op == NM_SUB)
+                emit(e, (const uint8_t[]){0x48, 0xF7, 0xD2}, 3);           /* not rdx */
+            /* lea r8+k, [r8+k + rdx + disp8]: a - b = a + ~b + 1 */
+            emit(e, (const uint8_t[]){0x4D, 0x8D, (uint8_t)(0x44 | k << 3),
+                                      (uint8_t)(0x10 | k), op == NM_SUB ? 1 : 0}, 5);
+        } else {
+            /* sub / add r8+k, rdx */
+            emit(e, (const uint8_t[]){0x49, op == NM_SUB ? 0x29 : 0x01, (uint8_t)(0xD0 | k)}, 3);
+        }
     }
+    emit(e, back, sizeof back);
 }
 
 static bool magic_at(const uint8_t *c, size_t avail, uint64_t magic)
@@ -217,7 +283,7 @@ static void emit_copy(emitter *e, const codegen_params *p)
             continue;
         }
         emit(e, p->code + start, i - start);
-        emit_read_regs(e, p, stop ? 0x29 : 0x01);
+        emit_read_regs(e, p, stop ? NM_SUB : NM_ADD);
         i += 8;
         start = i;
     }
@@ -263,7 +329,7 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
         emit_drain(e);
 
     if (p->no_mem)
-        emit_read_regs(e, p, 0x89);
+        emit_read_regs(e, p, NM_SET);
     else
         emit_read_mem(e, p, offsetof(codegen_data, m1));
 
@@ -299,7 +365,8 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
         /* The benchmark is over: memory may be used again.  m1 comes out of
          * the registers, m2 is read like in memory mode. */
         for (size_t i = 0; i < p->n_reads; i++)
-            emit_store64(e, (unsigned)(R8 + i), offsetof(codegen_data, m1) + 8 * i);
+            if (p->reads[i].kind != PMU_READ_NONE)
+                emit_store64(e, (unsigned)(R8 + no_mem_slot(p, i)), offsetof(codegen_data, m1) + 8 * i);
     }
     emit_read_mem(e, p, offsetof(codegen_data, m2));
 
@@ -336,9 +403,9 @@ int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t 
                  p->n_reads, CODEGEN_MAX_CTR);
         return NB_EUNSUPPORTED;
     }
-    if (p->no_mem && p->n_reads > CODEGEN_NO_MEM_MAX_CTR) {
-        snprintf(err, errlen, "-no_mem keeps counters in R8-R13: at most %d counters per group, "
-                 "not %zu", CODEGEN_NO_MEM_MAX_CTR, p->n_reads);
+    if (p->no_mem && no_mem_unique(p) > CODEGEN_NO_MEM_MAX_CTR) {
+        snprintf(err, errlen, "-no_mem keeps counters in R8-R10: at most %d counters per group, "
+                 "not %zu", CODEGEN_NO_MEM_MAX_CTR, no_mem_unique(p));
         return NB_EUNSUPPORTED;
     }
     if (p->loop_count < 0 || p->loop_count > INT32_MAX) {

@@ -9,8 +9,10 @@
  *   code_init  [-df drain]
  *   m1         read every counter into data.m1[] (memory mode: RAX/RCX/RDX
  *              are parked in the data block and put back, flags untouched;
- *              -no_mem: counter i goes to R8+i, clobbering RAX, RCX, RDX and
- *              the flags)
+ *              -no_mem: distinct counters go to R8, R9, R10; RAX, RCX, RDX
+ *              are parked in R11-R13 and put back; the flags are kept where
+ *              the CPU has BMI2 (rorx), else clobbered.  Reserved with
+ *              -no_mem, on every vendor: R8-R13)
  *   code_late_init  [-df drain]
  *   [mov r15, loop_count]  padding NOPs up to 64-byte boundary + offset
  *   copies of the code     [dec r15; jnz]   [-df drain]   [int3 with -debug]
@@ -20,9 +22,10 @@
  * The program is called as void fn(void) from C.  The data block lives in the
  * same mapping, right after the code, so every access is RIP-relative and
  * needs no register.  With -no_mem, the magic 8-byte sequences
- * CODEGEN_MAGIC_STOP / CODEGEN_MAGIC_START found in the code are replaced by
- * code that subtracts / adds the current counter value from R8+i, so the
- * paused stretch is left out of the result.
+ * CODEGEN_MAGIC_STOP / CODEGEN_MAGIC_START (little-endian, as `.quad` puts
+ * them) found in the code are replaced by code that subtracts / adds the
+ * current counter values from R8-R10, so the paused stretch is left out of
+ * the result.
  *
  * The caller owns the program and frees it with codegen_free(). */
 #ifndef NB_CODEGEN_H
@@ -35,7 +38,7 @@
 #include "pmu/pmu.h"
 
 #define CODEGEN_MAX_CTR 24              /* counters read by one program */
-#define CODEGEN_NO_MEM_MAX_CTR 6        /* R8..R13 hold them with -no_mem */
+#define CODEGEN_NO_MEM_MAX_CTR 3        /* distinct reads in R8..R10 (-no_mem) */
 #define CODEGEN_MAX_BYTES (512u << 20)  /* refuse programs larger than this */
 #define CODEGEN_MAGIC_STOP  UINT64_C(0xF0B513B1C2813F04)
 #define CODEGEN_MAGIC_START UINT64_C(0xE0B513B1C2813F04)
@@ -53,6 +56,7 @@ typedef struct codegen_params {
     long loop_count;             /* 0: no loop */
     long alignment_offset;       /* NOP bytes after the 64-byte boundary */
     bool no_mem, df, debug;
+    bool bmi2;                   /* rorx available: -no_mem keeps the flags */
     const codegen_read *reads;   /* counters, in slot order */
     size_t n_reads;
     uint64_t r14, rdi, rsi, rbp, rsp;   /* initial register values */

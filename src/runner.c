@@ -30,6 +30,7 @@
 
 #include "asm/asm.h"
 #include "codegen.h"
+#include "cpu.h"
 #include "restore.h"
 #include "runner.h"
 #include "stats.h"
@@ -87,6 +88,16 @@ static double now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static bool cpu_has_bmi2(void)
+{
+    uint32_t r[4];
+    cpu_cpuid(0, 0, r);
+    if (r[0] < 7)
+        return false;
+    cpu_cpuid(7, 0, r);
+    return (r[1] >> 8) & 1;   /* CPUID.7.0:EBX bit 8 */
 }
 
 /* ---- child: faults and -debug ---- */
@@ -383,7 +394,7 @@ static void child_main(const runner_job *job, double *samples)
         .init = c->init, .init_len = c->init_len,
         .late_init = c->late_init, .late_init_len = c->late_init_len,
         .loop_count = o->loop_count, .alignment_offset = o->alignment_offset,
-        .no_mem = o->no_mem, .df = o->df, .debug = o->debug,
+        .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = cpu_has_bmi2(),
         .reads = reads, .n_reads = grp.n_ctr,
         .r14 = (uintptr_t)(r14 + r14_size / 2), .rdi = (uintptr_t)(rdi + AREA_SIZE / 2),
         .rsi = (uintptr_t)(rsi + AREA_SIZE / 2), .rbp = (uintptr_t)(rbp + AREA_SIZE / 2),
