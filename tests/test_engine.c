@@ -219,17 +219,21 @@ static void test_config_events_on_tsc(void **state)
     bench_result r;
     char err[512] = "";
     assert_int_equal(bench_run(&o, &c, ev, 2, &cpu, &r, err, sizeof err), 0);
-    assert_int_equal(r.n_ev, 2);
-    assert_false(r.ev[0].unavailable);
-    assert_true(fabs(r.ev[0].value - 2.0) < 0.1);
-    assert_true(r.ev[1].unavailable);
+    /* the clock's own group first, then the config's events in order */
+    assert_int_equal(r.n_ev, 4);
+    assert_string_equal(r.ev[0].name, "CORE_CYCLES");
+    assert_string_equal(r.ev[1].name, "RDTSC");
+    assert_false(r.ev[2].unavailable);
+    assert_true(r.ev[2].estimated);
+    assert_true(fabs(r.ev[2].value - 2.0) < 0.1);
+    assert_true(r.ev[3].unavailable);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     report_text(f, &o, &r);
     fclose(f);
     assert_non_null(strstr(buf, "INST_RETIRED: unavailable\n"));
-    assert_memory_equal(buf, "CYCLES: 2.0", 11);
+    assert_non_null(strstr(buf, "\nCYCLES: 2.0"));
     free(buf);
     bench_result_free(&r);
 }

@@ -9,8 +9,9 @@
  * cycles event (Intel 0x3C.00, AMD 0x76.00) is unavailable here, and is
  * reported so, never as 0.
  *
- * Plan: one group.  With fixed_counters (bench sets it when no events are
- * given) the first group is the "fixed" one: CORE_CYCLES (estimated), RDTSC.
+ * Plan: the "fixed" group first, always (the clock is all this backend
+ * has): CORE_CYCLES (estimated) and RDTSC; then the config's events, in
+ * order, TSC_GROUP_MAX per group.
  * open() needs no system setting and can run anywhere. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,11 @@
 
 #include "pmu/pmu.h"
 #include "status.h"
+
+/* Config events per group; all but the cycles event are unavailable and cost
+ * nothing to read, the bound only keeps a group within what one generated
+ * program holds. */
+#define TSC_GROUP_MAX 16
 
 static int tsc_probe(const pmu_config *cfg, char *why, size_t whylen)
 {
@@ -50,10 +56,10 @@ static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_pla
     out->groups = NULL;
     out->n_groups = 0;
     int rc = 0;
-    if (cfg->fixed_counters || n == 0)
-        rc = push_group(out, NULL, 0);
-    if (rc == 0 && n > 0)
-        rc = push_group(out, ev, n);
+    (void)cfg;
+    rc = push_group(out, NULL, 0);   /* always: CORE_CYCLES (estimated), RDTSC */
+    for (size_t i = 0; rc == 0 && i < n; i += TSC_GROUP_MAX)
+        rc = push_group(out, ev + i, n - i < TSC_GROUP_MAX ? n - i : TSC_GROUP_MAX);
     if (rc)
         pmu_plan_free(out);
     return rc;
