@@ -88,6 +88,31 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
     return 0;
 }
 
+static bool group_reads_anything(const pmu_group *g)
+{
+    for (size_t i = 0; i < g->n_ctr; i++)
+        if (g->ctr[i].read != PMU_READ_NONE)
+            return true;
+    return false;
+}
+
+/* The runner's output for a group of events none of which can be counted. */
+static int unavailable_output(const pmu_group *g, long n, runner_output *ro)
+{
+    memset(ro, 0, sizeof *ro);
+    ro->n_ctr = g->n_ctr;
+    ro->ctr = calloc(g->n_ctr + 1, sizeof *ro->ctr);
+    ro->overflow = calloc(g->n_ctr + 1, sizeof *ro->overflow);
+    for (int r = 0; r < 2; r++)
+        ro->samples[r] = calloc(g->n_ctr * (size_t)n + 1, sizeof(double));
+    if (!ro->ctr || !ro->overflow || !ro->samples[0] || !ro->samples[1]) {
+        runner_output_free(ro);
+        return NB_ENOMEM;
+    }
+    memcpy(ro->ctr, g->ctr, g->n_ctr * sizeof *g->ctr);
+    return 0;
+}
+
 static void add_calibration(bench_result *r, const runner_output *ro, double **all,
                             size_t *n_all)
 {
@@ -158,7 +183,10 @@ int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
     out->n_groups = plan.n_groups;
     double *cal_all = NULL;
     size_t n_cal_all = 0;
-    bool open_in_parent = be == &pmu_msr_backend;   /* MSRs are per CPU, see msr.c */
+    /* MSRs are per CPU (msr.c): programmed by the parent, so a crashed child
+     * cannot leave them set.  The tsc backend changes nothing: opened here
+     * too, so that a group it cannot count at all is not run. */
+    bool open_in_parent = be == &pmu_msr_backend || be == &pmu_tsc_backend;
     for (size_t g = 0; g < plan.n_groups && rc == 0; g++) {
         pmu_group opened;
         if (open_in_parent && (rc = be->open(&cfg, &plan.groups[g], &opened))) {
@@ -171,7 +199,10 @@ int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
             .copies = {copies[0], copies[1]},
         };
         runner_output ro;
-        rc = runner_run(&job, &ro, err, errlen);
+        if (open_in_parent && !group_reads_anything(&opened))
+            rc = unavailable_output(&opened, o->n_measurements, &ro);
+        else
+            rc = runner_run(&job, &ro, err, errlen);
         if (open_in_parent)
             be->close(&opened);
         if (rc == 0) {

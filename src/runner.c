@@ -7,13 +7,13 @@
  *
  * Calibration (tsc backend): two programs run the same dependent chain of
  * `add rax, 1` (one core cycle each on every x86-64 core) in a loop of
- * CAL_LOOP_A and CAL_LOOP_B iterations; the difference of their fastest
- * runs, over the difference in adds, is TSC ticks per core cycle, free of the
- * harness's own cost.  Each calibration point takes the minimum of CAL_REPS
- * runs (interrupts only ever add time); CAL_POINTS points are taken before,
- * between and after the two runs, and each run uses the median of the points
- * on its two sides, so a frequency change between runs is followed while a
- * single noisy point is not. */
+ * CAL_LOOP_A and CAL_LOOP_B iterations; the difference of their run times,
+ * over the difference in adds, is TSC ticks per core cycle, free of the
+ * harness's own cost.  Calibration runs are interleaved with the benchmark's
+ * own runs, and every kept sample is divided by the ratio measured next to
+ * it, so a frequency change at any time is followed (see measure()).  Means
+ * over many runs, with outliers dropped (robust_mean), resolve far below
+ * the coarse steps a VM's TSC may advance in. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -47,9 +47,9 @@
  * back-to-back runs falls at varying points of a step, so their mean
  * resolves far below one step where a single reading cannot. */
 #define INNER_RUNS 24
+#define CAL_PER_SAMPLE 8
 #define ROBUST_TOL_TICKS 64.0
-#define CAL_MAX (3 * CAL_POINTS)
-#define SPIN_NS 30000000L         /* warm-up spin; also times the TSC */
+#define SPIN_NS 10000000L         /* warm-up spin; also times the TSC */
 
 enum { PROG_NONE, PROG_ONE_TIME, PROG_FIRST, PROG_SECOND, PROG_CAL };
 
@@ -65,8 +65,7 @@ typedef struct shared_hdr {
     pmu_counter ctr[CODEGEN_MAX_CTR];
     bool overflow[CODEGEN_MAX_CTR];
     double cal_run[2];
-    size_t n_cal;
-    double cal[CAL_MAX];
+    size_t n_cal;            /* ratios after the samples in the mapping */
     double tsc_ghz;
 } shared_hdr;
 
@@ -229,28 +228,6 @@ static double counter_diff(const codegen_prog *p, const pmu_counter *ctr, size_t
     return (double)(int64_t)d * ctr[c].scale;
 }
 
-/* warm discarded runs, then n kept ones; samples[c * n + i].  With inner > 1
- * (tsc backend) each kept sample is the robust mean of `inner` back-to-back
- * runs. */
-static void measure(const codegen_prog *p, int kind, long warm, long n, size_t inner,
-                    size_t n_ctr, const pmu_counter *ctr, double *samples, bool *ovf)
-{
-    double tmp[CODEGEN_MAX_CTR][INNER_RUNS];
-    for (long i = -warm; i < n; i++) {
-        for (size_t r = 0; r < (i < 0 ? 1 : inner); r++) {
-            run_prog(p, kind);
-            if (i < 0)
-                continue;
-            for (size_t c = 0; c < n_ctr; c++)
-                tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(p, ctr, c, &ovf[c]);
-        }
-        if (i < 0)
-            continue;
-        for (size_t c = 0; c < n_ctr; c++)
-            samples[c * (size_t)n + (size_t)i] = inner > 1 ? robust_mean(tmp[c], inner) : tmp[c][0];
-    }
-}
-
 typedef struct cal_progs {
     codegen_prog a, b;
 } cal_progs;
@@ -283,28 +260,67 @@ static int cal_build(cal_progs *cp, char *err, size_t errlen)
     return 0;
 }
 
-static double cal_ticks(const codegen_prog *p)
+static double cal_run_ticks(const codegen_prog *p)
 {
-    double v[CAL_REPS];
-    for (int r = 0; r < CAL_REPS; r++) {
-        run_prog(p, PROG_CAL);
-        v[r] = (double)(p->data->m2[0] - p->data->m1[0]);
-    }
-    return robust_mean(v, CAL_REPS);
+    run_prog(p, PROG_CAL);
+    return (double)(p->data->m2[0] - p->data->m1[0]);
+}
+
+/* Ticks per core cycle from n runs of each calibration program. */
+static double cal_ratio(const double *a, const double *b, size_t n)
+{
+    return (robust_mean(b, n) - robust_mean(a, n)) / ((double)(CAL_LOOP_B - CAL_LOOP_A) * CAL_BODY);
 }
 
 /* One calibration point: ticks per core cycle. */
 static double cal_point(const cal_progs *cp)
 {
-    double a = cal_ticks(&cp->a);
-    double b = cal_ticks(&cp->b);
-    return (b - a) / ((double)(CAL_LOOP_B - CAL_LOOP_A) * CAL_BODY);
+    double a[CAL_REPS], b[CAL_REPS];
+    for (int r = 0; r < CAL_REPS; r++) {
+        a[r] = cal_run_ticks(&cp->a);
+        b[r] = cal_run_ticks(&cp->b);
+    }
+    return cal_ratio(a, b, CAL_REPS);
 }
 
 static void cal_points(const cal_progs *cp, double *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         v[i] = cal_point(cp);
+}
+
+/* warm discarded runs, then n kept ones; samples[c * n + i].  With a
+ * calibration pair (tsc backend) each kept sample is the robust mean of
+ * INNER_RUNS back-to-back runs, and the first CAL_PER_SAMPLE of them are each
+ * followed by one run of both calibration programs: ratio[i], the ticks per
+ * core cycle of sample i, is measured within the same ~100 us, so frequency
+ * changes on any time scale longer than that are followed. */
+static void measure(const codegen_prog *p, int kind, long warm, long n, const cal_progs *cp,
+                    size_t n_ctr, const pmu_counter *ctr, double *samples, double *ratio,
+                    bool *ovf)
+{
+    double tmp[CODEGEN_MAX_CTR][INNER_RUNS];
+    double ca[CAL_PER_SAMPLE], cb[CAL_PER_SAMPLE];
+    size_t inner = cp ? INNER_RUNS : 1;
+    for (long i = -warm; i < n; i++) {
+        for (size_t r = 0; r < (i < 0 ? 1 : inner); r++) {
+            run_prog(p, kind);
+            if (i < 0)
+                continue;
+            for (size_t c = 0; c < n_ctr; c++)
+                tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(p, ctr, c, &ovf[c]);
+            if (cp && r < CAL_PER_SAMPLE) {
+                ca[r] = cal_run_ticks(&cp->a);
+                cb[r] = cal_run_ticks(&cp->b);
+            }
+        }
+        if (i < 0)
+            continue;
+        for (size_t c = 0; c < n_ctr; c++)
+            samples[c * (size_t)n + (size_t)i] = inner > 1 ? robust_mean(tmp[c], inner) : tmp[c][0];
+        if (cp)
+            ratio[i] = cal_ratio(ca, cb, CAL_PER_SAMPLE);
+    }
 }
 
 double runner_calibrate_once(void)
@@ -430,26 +446,28 @@ static void child_main(const runner_job *job, double *samples)
         run_prog(&first, PROG_FIRST);
 
     long n = o->n_measurements;
-    size_t inner = tsc_cal ? INNER_RUNS : 1;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
-    double *cal = h->cal;
-    if (tsc_cal)
-        cal_points(&cp, cal, CAL_POINTS);
-    measure(&first, PROG_FIRST, o->warm_up_count, n, inner, grp.n_ctr, grp.ctr, samples, h->overflow);
-    if (tsc_cal)
-        cal_points(&cp, cal + CAL_POINTS, CAL_POINTS);
-    measure(&second, PROG_SECOND, o->warm_up_count, n, inner, grp.n_ctr, grp.ctr, samples + per_run,
-            h->overflow);
+    double *ratio = samples + 2 * per_run;   /* [run * n + i] */
     if (tsc_cal) {
-        cal_points(&cp, cal + 2 * CAL_POINTS, CAL_POINTS);
-        h->n_cal = CAL_MAX;
-        h->cal_run[0] = stats_median(cal, 2 * CAL_POINTS);
-        h->cal_run[1] = stats_median(cal + CAL_POINTS, 2 * CAL_POINTS);
+        /* settle: a few calibration points before the first kept sample */
+        double warm[CAL_POINTS];
+        cal_points(&cp, warm, CAL_POINTS);
+    }
+    const cal_progs *cpp = tsc_cal ? &cp : NULL;
+    measure(&first, PROG_FIRST, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, samples, ratio,
+            h->overflow);
+    measure(&second, PROG_SECOND, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr,
+            samples + per_run, ratio + n, h->overflow);
+    if (tsc_cal) {
+        h->n_cal = 2 * (size_t)n;
+        h->cal_run[0] = stats_median(ratio, (size_t)n);
+        h->cal_run[1] = stats_median(ratio + n, (size_t)n);
         for (int r = 0; r < 2; r++)
             for (size_t k = 0; k < grp.n_ctr; k++)
                 if (grp.ctr[k].tsc_cycles)
                     for (long i = 0; i < n; i++)
-                        samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /= h->cal_run[r];
+                        samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /=
+                            ratio[(size_t)r * (size_t)n + (size_t)i];
     }
     if (!job->opened)
         job->backend->close(&grp);
@@ -532,7 +550,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     memset(out, 0, sizeof *out);
     long n = job->o->n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
-    size_t map_len = sizeof(shared_hdr) + 2 * per_run * sizeof(double);
+    size_t map_len = sizeof(shared_hdr) + (2 * per_run + 2 * (size_t)n) * sizeof(double);
     void *m = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
         snprintf(err, errlen, "cannot map %zu bytes for the results", map_len);
@@ -606,7 +624,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
         out->n_ctr = h->n_ctr;
         out->ctr = calloc(h->n_ctr ? h->n_ctr : 1, sizeof *out->ctr);
         out->overflow = calloc(h->n_ctr ? h->n_ctr : 1, sizeof *out->overflow);
-        out->cal = calloc(CAL_MAX, sizeof *out->cal);
+        out->cal = calloc(2 * (size_t)n, sizeof *out->cal);
         for (int r = 0; r < 2; r++)
             out->samples[r] = calloc(h->n_ctr * (size_t)n + 1, sizeof(double));
         if (!out->ctr || !out->overflow || !out->cal || !out->samples[0] || !out->samples[1]) {
@@ -619,7 +637,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
                 memcpy(out->samples[r], samples + (size_t)r * per_run,
                        h->n_ctr * (size_t)n * sizeof(double));
             out->n_cal = h->n_cal;
-            memcpy(out->cal, h->cal, h->n_cal * sizeof *out->cal);
+            memcpy(out->cal, samples + 2 * per_run, h->n_cal * sizeof *out->cal);
             out->cal_run[0] = h->cal_run[0];
             out->cal_run[1] = h->cal_run[1];
             out->tsc_ghz = h->tsc_ghz;

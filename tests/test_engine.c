@@ -47,6 +47,8 @@ static nb_options tsc_options(void)
     return o;
 }
 
+static char last_backend[512];
+
 /* CORE_CYCLES of one run; fails the test on an error. */
 static double core_cycles(const nb_options *o, const bench_code *c)
 {
@@ -62,6 +64,7 @@ static double core_cycles(const nb_options *o, const bench_code *c)
     assert_string_equal(r.ev[1].name, "RDTSC");
     assert_true(r.cal.n_cal > 0 && r.cal.ticks_per_cycle > 0);
     double v = r.ev[0].value;
+    bench_backend_line(&r, last_backend, sizeof last_backend);
     bench_result_free(&r);
     return v;
 }
@@ -95,8 +98,8 @@ static void check_variants(const char *what, const bench_code *c, double want, d
             want = round(v);
         if (fabs(v - want) > tol) {
             double again = core_cycles(&o, c);
-            printf("%s %s: %.4f, remeasured %.4f (want %.2f +/- %.2f)\n", what, VARIANTS[i].name,
-                   v, again, want, tol);
+            printf("%s %s: %.4f, remeasured %.4f (want %.2f +/- %.2f); %s\n", what,
+                   VARIANTS[i].name, v, again, want, tol, last_backend);
             v = again;
         }
         printf("%-14s %-34s CORE_CYCLES %.4f\n", what, VARIANTS[i].name, v);
