@@ -19,6 +19,7 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +358,64 @@ static void *map_area(size_t size, bool populate)
     return m == MAP_FAILED ? NULL : m;
 }
 
+static bool g_wait_for_gdb;
+
+/* -debug under gdb: let gdb attach (Yama may require the permission), and
+ * wait until it has, at most 30 s. */
+static void wait_for_tracer(void)
+{
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    for (int i = 0; i < 3000; i++) {
+        char buf[4096];
+        FILE *f = fopen("/proc/self/status", "r");
+        long tracer = 0;
+        if (f) {
+            while (fgets(buf, sizeof buf, f))
+                if (sscanf(buf, "TracerPid: %ld", &tracer) == 1)
+                    break;
+            fclose(f);
+        }
+        if (tracer > 0)
+            return;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* gdb on PATH, if stdin is a terminal to run it on; else NULL. */
+static const char *find_gdb(char *buf, size_t len)
+{
+    const char *path = getenv("PATH");
+    if (!isatty(0) || !path)
+        return NULL;
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        snprintf(buf, len, "%.*s/gdb", (int)n, path);
+        if (n && access(buf, X_OK) == 0)
+            return buf;
+        path += n + (path[n] == ':');
+    }
+    return NULL;
+}
+
+/* Start gdb on the child and wait until the user leaves it. */
+static void run_gdb(const char *gdb, pid_t child)
+{
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)child);
+    fprintf(stderr, "nb: -debug: gdb attaches to the measuring process %s; it stops at the int3 "
+            "right before the second counter read of every run (try `info all-registers`, "
+            "`x/4gx $r14`; `continue` runs on, `quit` leaves gdb and lets the run finish)\n", pid);
+    fflush(stderr);
+    pid_t g = fork();
+    if (g == 0) {
+        execl(gdb, "gdb", "-q", "-p", pid, "-ex", "continue", (char *)NULL);
+        _exit(127);
+    }
+    if (g > 0)
+        waitpid(g, NULL, 0);
+}
+
 static void child_main(const runner_job *job, double *samples)
 {
     const nb_options *o = job->o;
@@ -438,6 +497,10 @@ static void child_main(const runner_job *job, double *samples)
     if (tsc_cal && (rc = cal_build(&cp, err, sizeof err)))
         child_fail(rc, "%s", err);
 
+    if (g_wait_for_gdb) {
+        wait_for_tracer();
+        g_debug_shown = true;   /* gdb showed them; later traps just go on */
+    }
     if (once.base)
         run_prog(&once, PROG_ONE_TIME);
     if (tsc_cal)
@@ -558,6 +621,9 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     }
     shared_hdr *h = m;
     double *samples = (double *)((uint8_t *)m + sizeof *h);
+    char gdb_buf[512];
+    const char *gdb = job->o->debug ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
+    g_wait_for_gdb = gdb != NULL;
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -574,7 +640,10 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     restore_push_fn(kill_child);   /* a SIGINT/SIGTERM of nb also ends the child */
 
     int st = 0, rc = 0;
-    double t0 = now_ns(), limit = job->o->timeout * 1e9;
+    if (gdb)
+        run_gdb(gdb, pid);
+    /* No timeout while a person debugs. */
+    double t0 = now_ns(), limit = job->o->debug ? 0 : job->o->timeout * 1e9;
     long sleep_ns = 20000;
     for (;;) {
         pid_t w = waitpid(pid, &st, WNOHANG);

@@ -8,7 +8,13 @@
  * to a shared mapping the parent reads.  The parent waits at most -timeout
  * seconds, kills the child after that, and turns a fault into a message:
  * signal, address, place in the code (which copy, offset) and the
- * instruction there. */
+ * instruction there.
+ *
+ * -debug: the generated code has an int3 right before the second counter
+ * read.  With gdb on PATH and a terminal on stdin, gdb is attached to the
+ * child and stops there; otherwise the child's SIGTRAP handler prints every
+ * general-purpose register, the flags, MXCSR, XMM0-15 and ST0-7 once and the
+ * run goes on.  No -timeout applies with -debug. */
 #ifndef NB_RUNNER_H
 #define NB_RUNNER_H
 
