@@ -88,6 +88,19 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
     return 0;
 }
 
+/* The group the parent has open (msr: programmed MSRs), closed from the
+ * restore registry if nb is stopped by a signal meanwhile. */
+static const pmu_backend *g_open_be;
+static pmu_group *g_open_group;
+
+static void close_open_group(void)
+{
+    if (g_open_be && g_open_group)
+        g_open_be->close(g_open_group);
+    g_open_be = NULL;
+    g_open_group = NULL;
+}
+
 static bool group_reads_anything(const pmu_group *g)
 {
     for (size_t i = 0; i < g->n_ctr; i++)
@@ -193,6 +206,11 @@ int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
             snprintf(err, errlen, "%s: %s", be->name, pmu_last_error());
             break;
         }
+        if (open_in_parent) {
+            g_open_be = be;
+            g_open_group = &opened;
+            restore_push_fn(close_open_group);
+        }
         runner_job job = {
             .o = o, .c = c, .backend = be, .cfg = &cfg, .plan = &plan.groups[g],
             .opened = open_in_parent ? &opened : NULL, .cpu = cfg.cpu_index,
@@ -203,8 +221,10 @@ int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
             rc = unavailable_output(&opened, o->n_measurements, &ro);
         else
             rc = runner_run(&job, &ro, err, errlen);
-        if (open_in_parent)
-            be->close(&opened);
+        if (open_in_parent) {
+            restore_forget_fn(close_open_group);
+            close_open_group();
+        }
         if (rc == 0) {
             rc = add_results(o, &ro, g, out, out->normalization);
             add_calibration(out, &ro, &cal_all, &n_cal_all);

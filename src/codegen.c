@@ -24,7 +24,7 @@ typedef struct emitter {
 
 static void emit(emitter *e, const void *bytes, size_t n)
 {
-    if (e->buf)
+    if (e->buf && n)
         memcpy(e->buf + e->len, bytes, n);
     e->len += n;
 }
