@@ -10,8 +10,11 @@
  * CAL_LOOP_A and CAL_LOOP_B iterations; the difference of their run times,
  * over the difference in adds, is TSC ticks per core cycle, free of the
  * harness's own cost.  Calibration runs are interleaved with the benchmark's
- * own runs, and every kept sample is divided by the ratio measured next to
- * it, so a frequency change at any time is followed (see measure()).  Means
+ * own runs (see measure()), one ratio per kept sample, and the samples of a
+ * run are divided by the median of that run's ratios: measured in the same
+ * milliseconds, so frequency changes between runs are followed, while one
+ * disturbed calibration cannot become a sample of its own (which -min and
+ * -max would then pick).  Means
  * over many runs, with outliers dropped (robust_mean), resolve far below
  * the coarse steps a VM's TSC may advance in. */
 #include <errno.h>
@@ -294,8 +297,7 @@ static void cal_points(const cal_progs *cp, double *v, size_t n)
  * calibration pair (tsc backend) each kept sample is the robust mean of
  * INNER_RUNS back-to-back runs, and the first CAL_PER_SAMPLE of them are each
  * followed by one run of both calibration programs: ratio[i], the ticks per
- * core cycle of sample i, is measured within the same ~100 us, so frequency
- * changes on any time scale longer than that are followed. */
+ * core cycle next to sample i. */
 static void measure(const codegen_prog *p, int kind, long warm, long n, const cal_progs *cp,
                     size_t n_ctr, const pmu_counter *ctr, double *samples, double *ratio,
                     bool *ovf)
@@ -529,8 +531,7 @@ static void child_main(const runner_job *job, double *samples)
             for (size_t k = 0; k < grp.n_ctr; k++)
                 if (grp.ctr[k].tsc_cycles)
                     for (long i = 0; i < n; i++)
-                        samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /=
-                            ratio[(size_t)r * (size_t)n + (size_t)i];
+                        samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /= h->cal_run[r];
     }
     if (!job->opened)
         job->backend->close(&grp);
