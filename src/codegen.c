@@ -12,9 +12,11 @@
 #include "codegen.h"
 #include "status.h"
 
-/* -df: how much the front end is drained with. */
-#define DRAIN_NOP1 4096
-#define DRAIN_NOP15 256
+/* -df: how much the front end is drained with: more than the decoded-uop
+ * cache and the queues hold (a few thousand uops), yet small enough (2 KB)
+ * that three drains plus the copies still fit a 32 KB L1i. */
+#define DRAIN_NOP1 1024
+#define DRAIN_NOP15 64
 
 typedef struct emitter {
     uint8_t *buf;        /* NULL while counting */
