@@ -141,6 +141,7 @@ static void add_calibration(bench_result *r, const runner_output *ro, double **a
         r->cal.ticks_per_cycle_run[0] = ro->cal_run[0];
         r->cal.ticks_per_cycle_run[1] = ro->cal_run[1];
         r->cal.tsc_ghz = ro->tsc_ghz;
+        r->cal.alu_slowdown = ro->alu_slowdown;
     }
     r->cal.n_cal = *n_all;
     r->cal.ticks_per_cycle = stats_median(v, *n_all);
@@ -277,10 +278,14 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(buf, buflen, "%s", r->backend ? r->backend : "?");
         return;
     }
+    char busy[128] = "";
+    if (k->alu_slowdown > 0.005)
+        snprintf(busy, sizeof busy, "; 1-cycle ALU chains ran %.1f%% slow (the other hyperthread "
+                 "of this core is busy)", 100 * k->alu_slowdown);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f ticks/core cycle "
-             "[%.4f;%.4f] from %zu calibrations, core ~%.2f GHz)",
+             "[%.4f;%.4f] from %zu calibrations, core ~%.2f GHz%s)",
              r->backend, k->tsc_ghz, k->ticks_per_cycle, k->ticks_per_cycle_min,
-             k->ticks_per_cycle_max, k->n_cal, k->core_ghz);
+             k->ticks_per_cycle_max, k->n_cal, k->core_ghz, busy);
 }
 
 void bench_result_free(bench_result *r)

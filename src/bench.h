@@ -49,6 +49,11 @@ typedef struct bench_calibration {
     size_t n_cal;                    /* calibration measurements taken */
     double tsc_ghz;                  /* TSC frequency, measured against the clock */
     double core_ghz;                 /* = tsc_ghz / ticks_per_cycle */
+    /* How much slower a dependent chain of 1-cycle ADDs ran than the clock
+     * (e.g. 0.03: 3%), from the IMUL chain that calibrates alongside it: the
+     * other hyperthread of the core competing for the ALUs.  Short-latency
+     * benchmarks read that much high then, as a PMU would count them. */
+    double alu_slowdown;
 } bench_calibration;
 
 typedef struct bench_result {

@@ -9,7 +9,10 @@
  * `add rax, 1` (one core cycle each on every x86-64 core) in a loop of
  * CAL_LOOP_A and CAL_LOOP_B iterations; the difference of their run times,
  * over the difference in adds, is TSC ticks per core cycle, free of the
- * harness's own cost.  Calibration runs are interleaved with the benchmark's
+ * harness's own cost.  A second pair does the same with `imul rax, rax`,
+ * whose latency is found against the ADD chain; the smaller estimate wins
+ * (see cal_point_n), and how much slower the ADD chain ran is reported
+ * (bench_calibration.alu_slowdown).  Calibration runs are interleaved with the benchmark's
  * own runs (see measure()), one ratio per kept sample, and the samples of a
  * run are divided by the median of that run's ratios: measured in the same
  * milliseconds, so frequency changes between runs are followed, while one
@@ -70,6 +73,7 @@ typedef struct shared_hdr {
     bool overflow[CODEGEN_MAX_CTR];
     double cal_run[2];
     size_t n_cal;            /* ratios after the samples in the mapping */
+    double alu_slowdown;
     double tsc_ghz;
 } shared_hdr;
 
@@ -232,19 +236,25 @@ static double counter_diff(const codegen_prog *p, const pmu_counter *ctr, size_t
     return (double)(int64_t)d * ctr[c].scale;
 }
 
-typedef struct cal_progs {
+/* One calibration chain: the same body in a loop of CAL_LOOP_A and
+ * CAL_LOOP_B iterations; `latency` core cycles per instruction. */
+typedef struct cal_chain {
     codegen_prog a, b;
+    double ops;          /* instructions more in b than in a */
+    double latency;
+} cal_chain;
+
+typedef struct cal_progs {
+    cal_chain ch[2];     /* add rax, 1 (1 cycle); imul rax, rax (found) */
+    size_t n;
 } cal_progs;
 
-static int cal_build(cal_progs *cp, char *err, size_t errlen)
+static int cal_chain_build(cal_chain *c, const uint8_t insn[4], long loop_a, long loop_b,
+                           char *err, size_t errlen)
 {
-    static uint8_t body[CAL_BODY * 4];
-    for (size_t i = 0; i < CAL_BODY; i++) {
-        body[4 * i] = 0x48;        /* add rax, 1 */
-        body[4 * i + 1] = 0x83;
-        body[4 * i + 2] = 0xC0;
-        body[4 * i + 3] = 0x01;
-    }
+    uint8_t body[CAL_BODY * 4];
+    for (size_t i = 0; i < CAL_BODY; i++)
+        memcpy(body + 4 * i, insn, 4);
     static const codegen_read rd = {PMU_READ_RDTSC, 0};
     static uint64_t stack[64];
     codegen_params p = {
@@ -252,15 +262,17 @@ static int cal_build(cal_progs *cp, char *err, size_t errlen)
         .r14 = (uintptr_t)&stack[32], .rdi = (uintptr_t)&stack[32], .rsi = (uintptr_t)&stack[32],
         .rbp = (uintptr_t)&stack[32], .rsp = (uintptr_t)&stack[48],
     };
-    p.loop_count = CAL_LOOP_A;
-    int rc = codegen_build(&p, &cp->a, err, errlen);
+    p.loop_count = loop_a;
+    int rc = codegen_build(&p, &c->a, err, errlen);
     if (rc)
         return rc;
-    p.loop_count = CAL_LOOP_B;
-    if ((rc = codegen_build(&p, &cp->b, err, errlen))) {
-        codegen_free(&cp->a);
+    p.loop_count = loop_b;
+    if ((rc = codegen_build(&p, &c->b, err, errlen))) {
+        codegen_free(&c->a);
         return rc;
     }
+    c->ops = (double)(loop_b - loop_a) * CAL_BODY;
+    c->latency = 1;
     return 0;
 }
 
@@ -270,31 +282,80 @@ static double cal_run_ticks(const codegen_prog *p)
     return (double)(p->data->m2[0] - p->data->m1[0]);
 }
 
-/* Ticks per core cycle from n runs of each calibration program.  The
- * fastest run of each: the chain can only be slowed (an interrupt, or the
- * other hyperthread of the core competing for the ALUs, which on a shared
- * host can stretch a 1-cycle chain by tens of percent while a 3-cycle IMUL
- * chain barely notices), never sped up, and what is wanted is the clock. */
-static double cal_ratio(const double *a, const double *b, size_t n)
+/* Ticks per core cycle from n runs of each program of a chain.  The fastest
+ * run of each: a chain can only be slowed (an interrupt, or the other
+ * hyperthread of the core competing for the ALUs), never sped up, and what
+ * is wanted is the clock. */
+static double cal_chain_ratio(const cal_chain *c, const double *a, const double *b, size_t n)
 {
-    return (stats_min(b, n) - stats_min(a, n)) / ((double)(CAL_LOOP_B - CAL_LOOP_A) * CAL_BODY);
+    return (stats_min(b, n) - stats_min(a, n)) / (c->ops * c->latency);
 }
 
-/* One calibration point: ticks per core cycle. */
-static double cal_point(const cal_progs *cp)
+/* One calibration point of every chain; the smallest ratio.  Each chain's
+ * ratio is at least the true one, so the minimum is safe; two chains are
+ * used because contention from the sibling hyperthread, which on a shared
+ * host stretched the 1-cycle ADD chain by up to 4% for seconds at a time,
+ * hardly touches a 3-cycle IMUL chain. */
+static double cal_point_n(const cal_progs *cp, int reps)
 {
-    double a[CAL_REPS], b[CAL_REPS];
-    for (int r = 0; r < CAL_REPS; r++) {
-        a[r] = cal_run_ticks(&cp->a);
-        b[r] = cal_run_ticks(&cp->b);
+    double best = 0;
+    for (size_t k = 0; k < cp->n; k++) {
+        double a[CAL_REPS], b[CAL_REPS];
+        for (int r = 0; r < reps; r++) {
+            a[r] = cal_run_ticks(&cp->ch[k].a);
+            b[r] = cal_run_ticks(&cp->ch[k].b);
+        }
+        double v = cal_chain_ratio(&cp->ch[k], a, b, (size_t)reps);
+        if (k == 0 || v < best)
+            best = v;
     }
-    return cal_ratio(a, b, CAL_REPS);
+    return best;
 }
 
 static void cal_points(const cal_progs *cp, double *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        v[i] = cal_point(cp);
+        v[i] = cal_point_n(cp, CAL_REPS);
+}
+
+static void cal_free(cal_progs *cp)
+{
+    for (size_t k = 0; k < cp->n; k++) {
+        codegen_free(&cp->ch[k].a);
+        codegen_free(&cp->ch[k].b);
+    }
+    cp->n = 0;
+}
+
+/* The ADD chain, and the IMUL chain with its latency in whole cycles as
+ * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
+ * chain is left out if that does not come out a plausible whole number. */
+static int cal_build(cal_progs *cp, char *err, size_t errlen)
+{
+    static const uint8_t add1[4] = {0x48, 0x83, 0xC0, 0x01};   /* add rax, 1 */
+    static const uint8_t imul[4] = {0x48, 0x0F, 0xAF, 0xC0};   /* imul rax, rax */
+    cp->n = 0;
+    int rc = cal_chain_build(&cp->ch[0], add1, CAL_LOOP_A, CAL_LOOP_B, err, errlen);
+    if (rc)
+        return rc;
+    cp->n = 1;
+    if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, err, errlen) != 0)
+        return 0;
+    cp->n = 2;
+    double add_v[CAL_POINTS], imul_v[CAL_POINTS];
+    cal_progs one = {.ch = {cp->ch[0]}, .n = 1}, two = {.ch = {cp->ch[1]}, .n = 1};
+    cal_points(&one, add_v, CAL_POINTS);
+    cal_points(&two, imul_v, CAL_POINTS);
+    double lat = stats_min(imul_v, CAL_POINTS) / stats_min(add_v, CAL_POINTS);
+    double whole = round(lat);
+    if (whole < 2 || whole > 8 || fabs(lat - whole) > 0.25) {
+        codegen_free(&cp->ch[1].a);
+        codegen_free(&cp->ch[1].b);
+        cp->n = 1;
+    } else {
+        cp->ch[1].latency = whole;
+    }
+    return 0;
 }
 
 /* warm discarded runs, then n kept ones; samples[c * n + i].  With a
@@ -304,10 +365,10 @@ static void cal_points(const cal_progs *cp, double *v, size_t n)
  * core cycle next to sample i. */
 static void measure(const codegen_prog *p, int kind, long warm, long n, const cal_progs *cp,
                     size_t n_ctr, const pmu_counter *ctr, double *samples, double *ratio,
-                    bool *ovf)
+                    double *add_ratio, bool *ovf)
 {
     double tmp[CODEGEN_MAX_CTR][INNER_RUNS];
-    double ca[CAL_PER_SAMPLE], cb[CAL_PER_SAMPLE];
+    double ca[2][CAL_PER_SAMPLE], cb[2][CAL_PER_SAMPLE];
     size_t inner = cp ? INNER_RUNS : 1;
     for (long i = -warm; i < n; i++) {
         for (size_t r = 0; r < (i < 0 ? 1 : inner); r++) {
@@ -316,17 +377,22 @@ static void measure(const codegen_prog *p, int kind, long warm, long n, const ca
                 continue;
             for (size_t c = 0; c < n_ctr; c++)
                 tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(p, ctr, c, &ovf[c]);
-            if (cp && r < CAL_PER_SAMPLE) {
-                ca[r] = cal_run_ticks(&cp->a);
-                cb[r] = cal_run_ticks(&cp->b);
+            for (size_t k = 0; cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
+                ca[k][r] = cal_run_ticks(&cp->ch[k].a);
+                cb[k][r] = cal_run_ticks(&cp->ch[k].b);
             }
         }
         if (i < 0)
             continue;
         for (size_t c = 0; c < n_ctr; c++)
             samples[c * (size_t)n + (size_t)i] = inner > 1 ? robust_mean(tmp[c], inner) : tmp[c][0];
-        if (cp)
-            ratio[i] = cal_ratio(ca, cb, CAL_PER_SAMPLE);
+        for (size_t k = 0; cp && k < cp->n; k++) {
+            double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
+            if (k == 0)
+                add_ratio[i] = v;
+            if (k == 0 || v < ratio[i])
+                ratio[i] = v;
+        }
     }
 }
 
@@ -338,8 +404,7 @@ double runner_calibrate_once(void)
         return 0;
     double v[CAL_POINTS];
     cal_points(&cp, v, CAL_POINTS);
-    codegen_free(&cp.a);
-    codegen_free(&cp.b);
+    cal_free(&cp);
     return stats_median(v, CAL_POINTS);
 }
 
@@ -517,6 +582,7 @@ static void child_main(const runner_job *job, double *samples)
     long n = o->n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
     double *ratio = samples + 2 * per_run;   /* [run * n + i] */
+    double *add_ratio = ratio + 2 * n;       /* the ADD chain's alone */
     if (tsc_cal) {
         /* settle: a few calibration points before the first kept sample */
         double warm[CAL_POINTS];
@@ -524,13 +590,14 @@ static void child_main(const runner_job *job, double *samples)
     }
     const cal_progs *cpp = tsc_cal ? &cp : NULL;
     measure(&first, PROG_FIRST, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, samples, ratio,
-            h->overflow);
+            add_ratio, h->overflow);
     measure(&second, PROG_SECOND, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr,
-            samples + per_run, ratio + n, h->overflow);
+            samples + per_run, ratio + n, add_ratio + n, h->overflow);
     if (tsc_cal) {
         h->n_cal = 2 * (size_t)n;
         h->cal_run[0] = stats_median(ratio, (size_t)n);
         h->cal_run[1] = stats_median(ratio + n, (size_t)n);
+        h->alu_slowdown = stats_median(add_ratio, 2 * (size_t)n) / stats_median(ratio, 2 * (size_t)n) - 1;
         for (int r = 0; r < 2; r++)
             for (size_t k = 0; k < grp.n_ctr; k++)
                 if (grp.ctr[k].tsc_cycles)
@@ -618,7 +685,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     memset(out, 0, sizeof *out);
     long n = job->o->n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
-    size_t map_len = sizeof(shared_hdr) + (2 * per_run + 2 * (size_t)n) * sizeof(double);
+    size_t map_len = sizeof(shared_hdr) + (2 * per_run + 4 * (size_t)n) * sizeof(double);
     void *m = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
         snprintf(err, errlen, "cannot map %zu bytes for the results", map_len);
@@ -715,6 +782,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
             out->cal_run[0] = h->cal_run[0];
             out->cal_run[1] = h->cal_run[1];
             out->tsc_ghz = h->tsc_ghz;
+            out->alu_slowdown = h->alu_slowdown;
         }
     }
     munmap(m, map_len);

@@ -44,6 +44,8 @@ typedef struct runner_output {
     double *cal;                 /* every calibration value */
     size_t n_cal;
     double tsc_ghz;
+    double alu_slowdown;         /* how much slower the 1-cycle ADD chain ran
+                                    than the clock (sibling hyperthread) */
 } runner_output;
 
 /* Returns 0, NB_EFAULT (message in err), or another negative status. */

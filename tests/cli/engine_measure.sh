@@ -14,17 +14,27 @@ value() { sed -n "s/^$1: \([0-9.-]*\)$/\1/p" "$2"; }
 # near V WANT TOL
 near() { awk -v v="$1" -v w="$2" -v t="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; exit !(v != "" && d <= t) }'; }
 
-check() {   # check WANT TOL ARGS...
-    local want=$1 tol=$2 v
+# check WANT TOL ARGS...: judged on a quiet core only.  When the other
+# hyperthread keeps the ALUs busy, nb says "ALU chains ran X% slow" and the
+# chains really take more cycles; wait up to 3 s for quiet, else skip.
+busy=0
+check() {
+    local want=$1 tol=$2 v slow
     shift 2
-    for attempt in 1 2; do
+    for attempt in 1 2 3 4 5 6 7 8 9 10; do
         "$NB" -backend tsc -config /dev/null "$@" > "$tmp/out" 2> "$tmp/err" || {
             echo "nb $* failed:"; cat "$tmp/err"; exit 1; }
         v=$(value CORE_CYCLES "$tmp/out")
+        slow=$(sed -n 's/.*chains ran \([0-9.]*\)% slow.*/\1/p' "$tmp/err")
+        if [ -n "$slow" ]; then sleep 0.3; continue; fi
         [ "$want" = int ] && want=$(awk -v v="$v" 'BEGIN { printf "%d", v + 0.5 }')
         near "$v" "$want" "$tol" && { echo "ok: CORE_CYCLES $v for $*"; return 0; }
         echo "attempt $attempt: CORE_CYCLES $v, want $want +/- $tol for $*"
+        [ $attempt -ge 2 ] && break
     done
+    if [ -n "$slow" ]; then
+        echo "not judged: ALU chains ran $slow% slow for $*"; busy=$((busy + 1)); return 0
+    fi
     cat "$tmp/out" "$tmp/err"
     exit 1
 }
@@ -44,4 +54,5 @@ grep -q '^nb: backend: tsc (CORE_CYCLES estimated: TSC ' "$tmp/err" || { cat "$t
 printf '0C0.00 INST_RETIRED\n' > "$tmp/cfg"
 "$NB" -backend tsc -config "$tmp/cfg" -asm "NOP" > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/err"; exit 1; }
 grep -qx 'INST_RETIRED: unavailable' "$tmp/out" || { cat "$tmp/out"; exit 1; }
+if [ $busy -eq 4 ]; then echo "the core's sibling hyperthread stayed busy: no latency judged"; exit 77; fi
 echo pass
