@@ -38,6 +38,7 @@
 #include "asm/asm.h"
 #include "codegen.h"
 #include "cpu.h"
+#include "pmu/advice.h"
 #include "restore.h"
 #include "runner.h"
 #include "stats.h"
@@ -509,8 +510,10 @@ static void child_main(const runner_job *job, double *samples)
     } else {
         memset(&grp, 0, sizeof grp);
         int rc = job->backend->open(job->cfg, job->plan, &grp);
-        if (rc)
-            child_fail(rc, "%s: cannot open the counters of this group", job->backend->name);
+        if (rc) {
+            snprintf(err, sizeof err, "%s: %s", job->backend->name, pmu_last_error());
+            child_fail(rc, "%s", err);
+        }
     }
     if (grp.n_ctr > CODEGEN_MAX_CTR)
         child_fail(NB_EUNSUPPORTED, "%s", "too many counters in one group");
