@@ -14,12 +14,14 @@
 #include <sched.h>
 
 #include "asm/asm.h"
+#include "bench.h"
 #include "cpu.h"
 #include "events.h"
 #include "evdb.h"
 #include "fileio.h"
 #include "mess/mess.h"
 #include "options.h"
+#include "report.h"
 #include "status.h"
 
 #ifndef NB_VERSION
@@ -113,6 +115,40 @@ static void config_error_print(const nb_config_error *e)
         fprintf(stderr, "nb: %s: %s\n", e->file, e->message);
     else
         fprintf(stderr, "nb: %s\n", e->message);
+}
+
+/* Measure and print (engine: bench.h, report.h); -dry_run prints what the
+ * backend would program instead. */
+static int measure(const nb_options *o, const cpu_info *cpu, const fragment *fr,
+                   const nb_event_list *ev)
+{
+    char err[1024] = "";
+    int rc;
+    if (o->dry_run) {
+        rc = bench_dry_run(stdout, o, ev->v, ev->n, cpu, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "nb: %s\n", err);
+        return rc;
+    }
+    bench_code bc = {
+        .code = fr[FRAG_CODE].code.bytes, .code_len = fr[FRAG_CODE].code.size,
+        .init = fr[FRAG_INIT].code.bytes, .init_len = fr[FRAG_INIT].code.size,
+        .late_init = fr[FRAG_LATE_INIT].code.bytes, .late_init_len = fr[FRAG_LATE_INIT].code.size,
+        .one_time_init = fr[FRAG_ONE_TIME_INIT].code.bytes,
+        .one_time_init_len = fr[FRAG_ONE_TIME_INIT].code.size,
+    };
+    bench_result res;
+    rc = bench_run(o, &bc, ev->v, ev->n, cpu, &res, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "nb: %s\n", err);
+        return rc;
+    }
+    char line[512];
+    bench_backend_line(&res, line, sizeof line);
+    fprintf(stderr, "nb: backend: %s\n", line);
+    report_text(stdout, o, &res);
+    bench_result_free(&res);
+    return 0;
 }
 
 /* The events to measure: -config FILE | -config all | -events | the table's
@@ -237,10 +273,8 @@ int main(int argc, char **argv)
         nb_event_list ev = {0};
         nb_msr_event_list msr = {0};
         rc = events_resolve(&o, &cpu, uarch, &ev, &msr);
-        if (rc == 0) {
-            fprintf(stderr, "nb: measurement is not built into this version yet\n");
-            rc = NB_EUNSUPPORTED;
-        }
+        if (rc == 0)
+            rc = measure(&o, &cpu, fr, &ev);
         event_list_free(&ev);
         msr_event_list_free(&msr);
     }

@@ -38,6 +38,8 @@ typedef struct pmu_counter {
     uint32_t rdpmc_ecx;
     unsigned width;        /* counter width in bits, for wrap-around */
     double scale;          /* result multiplier (1.0 unless derived) */
+    bool tsc_cycles;       /* tsc backend: rdtsc ticks turned into core cycles
+                              with the run's calibration (an estimate) */
 } pmu_counter;
 
 /* Settings every backend sees. */

@@ -1,0 +1,96 @@
+/* nb codegen: the generated measurement function (nanoBench's "Generated Code").
+ *
+ * codegen_build() writes one executable program into its own RWX mapping:
+ *
+ *   prologue   push the callee-saved GPRs and the flags, save MXCSR, the x87
+ *              control word and RSP in the program's data block;
+ *              R14/RDI/RSI/RBP/RSP = the middles of their memory areas,
+ *              every other GPR = 0
+ *   code_init  [-df drain]
+ *   m1         read every counter into data.m1[] (memory mode: RAX/RCX/RDX
+ *              are parked in the data block and put back, flags untouched;
+ *              -no_mem: distinct counters go to R8, R9, R10; RAX, RCX, RDX
+ *              are parked in R11-R13 and put back; the flags are kept where
+ *              the CPU has BMI2 (rorx), else clobbered.  Reserved with
+ *              -no_mem, on every vendor: R8-R13)
+ *   code_late_init  [-df drain]
+ *   [mov r15, loop_count]  padding NOPs up to 64-byte boundary + offset
+ *   copies of the code     [dec r15; jnz]   [-df drain]   [int3 with -debug]
+ *   m2         read every counter into data.m2[]
+ *   epilogue   restore RSP, the x87 control word, MXCSR, flags, GPRs; ret
+ *
+ * The program is called as void fn(void) from C.  The data block lives in the
+ * same mapping, right after the code, so every access is RIP-relative and
+ * needs no register.  With -no_mem, the magic 8-byte sequences
+ * CODEGEN_MAGIC_STOP / CODEGEN_MAGIC_START (little-endian, as `.quad` puts
+ * them) found in the code are replaced by code that subtracts / adds the
+ * current counter values from R8-R10, so the paused stretch is left out of
+ * the result.
+ *
+ * The caller owns the program and frees it with codegen_free(). */
+#ifndef NB_CODEGEN_H
+#define NB_CODEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu/pmu.h"
+
+#define CODEGEN_MAX_CTR 24              /* counters read by one program */
+#define CODEGEN_NO_MEM_MAX_CTR 3        /* distinct reads in R8..R10 (-no_mem) */
+#define CODEGEN_MAX_BYTES (512u << 20)  /* refuse programs larger than this */
+#define CODEGEN_MAGIC_STOP  UINT64_C(0xF0B513B1C2813F04)
+#define CODEGEN_MAGIC_START UINT64_C(0xE0B513B1C2813F04)
+
+/* One counter read: how and, for rdpmc, which. */
+typedef struct codegen_read {
+    pmu_read_kind kind;
+    uint32_t ecx;
+} codegen_read;
+
+typedef struct codegen_params {
+    const uint8_t *code, *init, *late_init;
+    size_t code_len, init_len, late_init_len;
+    size_t copies;               /* local unroll count; 0 is allowed */
+    long loop_count;             /* 0: no loop */
+    long alignment_offset;       /* NOP bytes after the 64-byte boundary */
+    bool no_mem, df, debug;
+    bool bmi2;                   /* rorx available: -no_mem keeps the flags */
+    const codegen_read *reads;   /* counters, in slot order */
+    size_t n_reads;
+    uint64_t r14, rdi, rsi, rbp, rsp;   /* initial register values */
+} codegen_params;
+
+/* Written and read by the program; the runner reads m1/m2 after each call. */
+typedef struct codegen_data {
+    uint64_t saved_rsp, tmp_rax, tmp_rcx, tmp_rdx;
+    uint32_t mxcsr, fcw;
+    uint64_t m1[CODEGEN_MAX_CTR], m2[CODEGEN_MAX_CTR];
+} codegen_data;
+
+typedef struct codegen_prog {
+    uint8_t *base;               /* start of the mapping = entry point */
+    size_t map_len;
+    size_t code_len;             /* bytes of generated code */
+    codegen_data *data;
+    /* Where things landed, for fault reports (offsets from base). */
+    size_t init_off, late_init_off, copies_off, copy_stride, copies_end;
+    size_t n_copies;
+} codegen_prog;
+
+/* Generate.  Returns 0, NB_EINPUT with a message naming the limit when the
+ * program would not fit, or NB_ENOMEM/NB_ESYSTEM. */
+int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t errlen);
+
+/* Bytes codegen_build would emit for the copies alone (for size checks). */
+size_t codegen_copy_len(const codegen_params *p);
+
+static inline void codegen_call(const codegen_prog *pr)
+{
+    ((void (*)(void))(void *)pr->base)();
+}
+
+void codegen_free(codegen_prog *pr);
+
+#endif

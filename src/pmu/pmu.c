@@ -1,0 +1,51 @@
+/* nb pmu: backend selection and plan ownership (see pmu.h).
+ *
+ * The grouping of events onto counters (CTR=, TakenAlone, extra MSRs) lives
+ * in common.c (pmu_common_plan), which the perf and msr backends call; the
+ * tsc backend puts everything in one group. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmu/pmu.h"
+#include "status.h"
+
+const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
+                              char *why, size_t whylen)
+{
+    const pmu_backend *ladder[] = {&pmu_perf_backend, &pmu_msr_backend, &pmu_tsc_backend};
+    size_t first = 0, last = 2;
+    if (kind == PMU_BACKEND_PERF)
+        first = last = 0;
+    else if (kind == PMU_BACKEND_MSR)
+        first = last = 1;
+    else if (kind == PMU_BACKEND_TSC)
+        first = last = 2;
+    if (whylen)
+        why[0] = 0;
+    size_t used = 0;
+    for (size_t i = first; i <= last; i++) {
+        char r[512] = "";
+        if (ladder[i]->probe(cfg, r, sizeof r) == 0)
+            return ladder[i];
+        /* Collect every refusal: "perf_event+rdpmc: ...; msr+rdpmc: ..." */
+        if (used < whylen) {
+            int n = snprintf(why + used, whylen - used, "%s%s: %s", used ? "; " : "",
+                             ladder[i]->name, r[0] ? r : "not usable");
+            if (n > 0)
+                used += (size_t)n;
+        }
+    }
+    return NULL;
+}
+
+void pmu_plan_free(pmu_plan *plan)
+{
+    if (!plan)
+        return;
+    for (size_t i = 0; i < plan->n_groups; i++)
+        free(plan->groups[i].events);
+    free(plan->groups);
+    plan->groups = NULL;
+    plan->n_groups = 0;
+}

@@ -1,0 +1,137 @@
+/* nb pmu tsc: the backend for machines without a PMU (VMs).
+ *
+ * The only counter is the time-stamp counter, read with rdtsc between two
+ * lfences.  TSC ticks are not core cycles (here the TSC runs at ~2.1 GHz and
+ * the cores near 3.7 GHz), so core cycles are an estimate: the runner
+ * measures, in the same child and around each run, a long dependent chain of
+ * 1-cycle `add rax, 1` and divides ticks by the ticks-per-cycle it found
+ * (counters with tsc_cycles set).  Any config event that is not the core
+ * cycles event (Intel 0x3C.00, AMD 0x76.00) is unavailable here, and is
+ * reported so, never as 0.
+ *
+ * Plan: the "fixed" group first, always (the clock is all this backend
+ * has): CORE_CYCLES (estimated) and RDTSC; then the config's events, in
+ * order, TSC_GROUP_MAX per group.
+ * open() needs no system setting and can run anywhere. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmu/pmu.h"
+#include "status.h"
+
+/* Config events per group; all but the cycles event are unavailable and cost
+ * nothing to read, the bound only keeps a group within what one generated
+ * program holds. */
+#define TSC_GROUP_MAX 16
+
+static int tsc_probe(const pmu_config *cfg, char *why, size_t whylen)
+{
+    (void)cfg;
+    (void)why;
+    (void)whylen;
+    return 0;   /* rdtsc works in user mode on Linux unless CR4.TSD is set */
+}
+
+static int push_group(pmu_plan *out, const nb_event *ev, size_t n)
+{
+    pmu_group_plan *g = realloc(out->groups, (out->n_groups + 1) * sizeof *g);
+    if (!g)
+        return NB_ENOMEM;
+    out->groups = g;
+    g = &out->groups[out->n_groups];
+    g->events = NULL;
+    g->n_events = n;
+    if (n) {
+        if (!(g->events = malloc(n * sizeof *ev)))
+            return NB_ENOMEM;
+        memcpy(g->events, ev, n * sizeof *ev);
+    }
+    out->n_groups++;
+    return 0;
+}
+
+static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
+{
+    out->groups = NULL;
+    out->n_groups = 0;
+    int rc = 0;
+    (void)cfg;
+    rc = push_group(out, NULL, 0);   /* always: CORE_CYCLES (estimated), RDTSC */
+    for (size_t i = 0; rc == 0 && i < n; i += TSC_GROUP_MAX)
+        rc = push_group(out, ev + i, n - i < TSC_GROUP_MAX ? n - i : TSC_GROUP_MAX);
+    if (rc)
+        pmu_plan_free(out);
+    return rc;
+}
+
+static bool is_core_cycles(const pmu_config *cfg, const nb_event *e)
+{
+    if (e->cmask || e->inv || e->edge)
+        return false;
+    if (cfg->cpu && cfg->cpu->vendor == CPU_VENDOR_AMD)
+        return e->evtsel == 0x76 && e->umask == 0;
+    return e->evtsel == 0x3C && e->umask == 0;
+}
+
+static void set_ctr(pmu_counter *c, const char *name, pmu_read_kind k, bool cycles)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->read = k;
+    c->width = 64;
+    c->scale = 1.0;
+    c->tsc_cycles = cycles;
+}
+
+static int tsc_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out)
+{
+    size_t n = g->n_events ? g->n_events : 2;
+    out->ctr = calloc(n, sizeof *out->ctr);
+    out->n_ctr = n;
+    out->priv = NULL;
+    if (!out->ctr)
+        return NB_ENOMEM;
+    if (g->n_events == 0) {
+        set_ctr(&out->ctr[0], "CORE_CYCLES", PMU_READ_RDTSC, true);
+        set_ctr(&out->ctr[1], "RDTSC", PMU_READ_RDTSC, false);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool cyc = is_core_cycles(cfg, &g->events[i]);
+        set_ctr(&out->ctr[i], g->events[i].name, cyc ? PMU_READ_RDTSC : PMU_READ_NONE, cyc);
+    }
+    return 0;
+}
+
+static void tsc_close(pmu_group *g)
+{
+    free(g->ctr);
+    g->ctr = NULL;
+    g->n_ctr = 0;
+}
+
+static void tsc_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
+{
+    fprintf(f, "backend=tsc\n");
+    for (size_t i = 0; i < plan->n_groups; i++) {
+        pmu_group g;
+        fprintf(f, "group=%zu\n", i);
+        if (tsc_open(cfg, &plan->groups[i], &g) != 0)
+            continue;
+        for (size_t k = 0; k < g.n_ctr; k++)
+            fprintf(f, "  counter=%s read=%s\n", g.ctr[k].name,
+                    g.ctr[k].read == PMU_READ_NONE ? "unavailable"
+                    : g.ctr[k].tsc_cycles ? "rdtsc/calibrated-cycles" : "rdtsc");
+        tsc_close(&g);
+    }
+}
+
+const pmu_backend pmu_tsc_backend = {
+    .name = "tsc",
+    .probe = tsc_probe,
+    .plan = tsc_plan,
+    .open = tsc_open,
+    .close = tsc_close,
+    .dry_run = tsc_dry_run,
+};

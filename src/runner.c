@@ -1,0 +1,803 @@
+/* nb runner: see runner.h.
+ *
+ * Why a child process: the benchmark may do anything to its registers and
+ * memory, fault, or never end; the parent stays intact, enforces -timeout
+ * and restores system settings whatever happens.  Results come back through
+ * a MAP_SHARED anonymous mapping created before fork().
+ *
+ * Calibration (tsc backend): two programs run the same dependent chain of
+ * `add rax, 1` (one core cycle each on every x86-64 core) in a loop of
+ * CAL_LOOP_A and CAL_LOOP_B iterations; the difference of their run times,
+ * over the difference in adds, is TSC ticks per core cycle, free of the
+ * harness's own cost.  A second pair does the same with `imul rax, rax`,
+ * whose latency is found against the ADD chain; the smaller estimate wins
+ * (see cal_point_n), and how much slower the ADD chain ran is reported
+ * (bench_calibration.alu_slowdown).  Calibration runs are interleaved with the benchmark's
+ * own runs (see measure()), one ratio per kept sample, and the samples of a
+ * run are divided by the median of that run's ratios: measured in the same
+ * milliseconds, so frequency changes between runs are followed, while one
+ * disturbed calibration cannot become a sample of its own (which -min and
+ * -max would then pick).  Means
+ * over many runs, with outliers dropped (robust_mean), resolve far below
+ * the coarse steps a VM's TSC may advance in. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "asm/asm.h"
+#include "codegen.h"
+#include "cpu.h"
+#include "pmu/advice.h"
+#include "restore.h"
+#include "runner.h"
+#include "stats.h"
+#include "status.h"
+
+#define AREA_SIZE (1u << 20)
+#define CAL_BODY 100              /* adds per loop iteration */
+#define CAL_LOOP_A 20
+#define CAL_LOOP_B 420
+#define CAL_REPS 8
+#define CAL_POINTS 11
+/* Runs averaged into one tsc sample.  A VM's TSC may advance in coarse
+ * steps (21 ticks, ~37 core cycles, on the development VM); the start of
+ * back-to-back runs falls at varying points of a step, so their mean
+ * resolves far below one step where a single reading cannot. */
+#define INNER_RUNS 24
+#define CAL_PER_SAMPLE 8
+#define ROBUST_TOL_TICKS 64.0
+#define SPIN_NS 10000000L         /* warm-up spin; also times the TSC */
+
+enum { PROG_NONE, PROG_ONE_TIME, PROG_FIRST, PROG_SECOND, PROG_CAL };
+
+typedef struct shared_hdr {
+    int done, status;
+    char msg[512];
+    /* fault */
+    int signo, prog;
+    uint64_t fault_addr, rip, base;
+    size_t code_len, init_off, late_init_off, copies_off, copy_stride, copies_end, n_copies;
+    /* results */
+    size_t n_ctr;
+    pmu_counter ctr[CODEGEN_MAX_CTR];
+    bool overflow[CODEGEN_MAX_CTR];
+    double cal_run[2];
+    size_t n_cal;            /* ratios after the samples in the mapping */
+    double alu_slowdown;
+    double tsc_ghz;
+} shared_hdr;
+
+static shared_hdr *g_hdr;
+static const codegen_prog *g_cur;
+static int g_cur_kind;
+static bool g_debug_shown;
+static volatile pid_t g_child;
+
+static uint64_t rdtsc_now(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
+    return (uint64_t)hi << 32 | lo;
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static bool cpu_has_bmi2(void)
+{
+    uint32_t r[4];
+    cpu_cpuid(0, 0, r);
+    if (r[0] < 7)
+        return false;
+    cpu_cpuid(7, 0, r);
+    return (r[1] >> 8) & 1;   /* CPUID.7.0:EBX bit 8 */
+}
+
+/* ---- child: faults and -debug ---- */
+
+static void on_fault(int sig, siginfo_t *si, void *ctx)
+{
+    ucontext_t *uc = ctx;
+    shared_hdr *h = g_hdr;
+    h->signo = sig;
+    h->fault_addr = (uint64_t)(uintptr_t)si->si_addr;
+    h->rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+    h->prog = g_cur_kind;
+    if (g_cur) {
+        h->base = (uint64_t)(uintptr_t)g_cur->base;
+        h->code_len = g_cur->code_len;
+        h->init_off = g_cur->init_off;
+        h->late_init_off = g_cur->late_init_off;
+        h->copies_off = g_cur->copies_off;
+        h->copy_stride = g_cur->copy_stride;
+        h->copies_end = g_cur->copies_end;
+        h->n_copies = g_cur->n_copies;
+    }
+    h->status = NB_EFAULT;
+    _exit(3);
+}
+
+/* -debug: the int3 before the second counter read lands here; print the
+ * registers once (every run passes the same point) and go on. */
+static void on_debug_trap(int sig, siginfo_t *si, void *ctx)
+{
+    (void)si;
+    ucontext_t *uc = ctx;
+    if (g_debug_shown)
+        return;
+    g_debug_shown = true;
+    static const struct { const char *name; int reg; } gpr[] = {
+        {"rax", REG_RAX}, {"rbx", REG_RBX}, {"rcx", REG_RCX}, {"rdx", REG_RDX},
+        {"rsi", REG_RSI}, {"rdi", REG_RDI}, {"rbp", REG_RBP}, {"rsp", REG_RSP},
+        {"r8", REG_R8}, {"r9", REG_R9}, {"r10", REG_R10}, {"r11", REG_R11},
+        {"r12", REG_R12}, {"r13", REG_R13}, {"r14", REG_R14}, {"r15", REG_R15},
+        {"rip", REG_RIP}, {"eflags", REG_EFL},
+    };
+    fprintf(stderr, "nb: -debug: registers before the second counter read (signal %d, "
+            "first run of %zu copies):\n", sig, g_cur ? g_cur->n_copies : 0);
+    for (size_t i = 0; i < sizeof gpr / sizeof gpr[0]; i++)
+        fprintf(stderr, "  %-7s 0x%016llx  %lld\n", gpr[i].name,
+                (unsigned long long)uc->uc_mcontext.gregs[gpr[i].reg],
+                (long long)uc->uc_mcontext.gregs[gpr[i].reg]);
+    if (uc->uc_mcontext.fpregs) {
+        struct _libc_fpstate *fp = uc->uc_mcontext.fpregs;
+        fprintf(stderr, "  mxcsr   0x%08x\n", fp->mxcsr);
+        for (int i = 0; i < 16; i++) {
+            fprintf(stderr, "  xmm%-4d", i);
+            for (int k = 3; k >= 0; k--)
+                fprintf(stderr, " %08x", fp->_xmm[i].element[k]);
+            fputc('\n', stderr);
+        }
+        for (int i = 0; i < 8; i++)
+            fprintf(stderr, "  st%d     %04x %04x%04x%04x%04x\n", i, fp->_st[i].exponent,
+                    fp->_st[i].significand[3], fp->_st[i].significand[2],
+                    fp->_st[i].significand[1], fp->_st[i].significand[0]);
+    }
+    fflush(stderr);
+}
+
+static int install_handlers(bool debug)
+{
+    static uint8_t altstack[65536];
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) != 0)
+        return NB_ESYSTEM;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigfillset(&sa.sa_mask);
+    int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
+    if (debug) {
+        sa.sa_sigaction = on_debug_trap;
+        sigaction(SIGTRAP, &sa, NULL);
+    }
+    return 0;
+}
+
+/* ---- child: programs ---- */
+
+static void child_fail(int status, const char *fmt, const char *a)
+{
+    g_hdr->status = status;
+    snprintf(g_hdr->msg, sizeof g_hdr->msg, fmt, a);
+    _exit(1);
+}
+
+static void run_prog(const codegen_prog *p, int kind)
+{
+    g_cur = p;
+    g_cur_kind = kind;
+    codegen_call(p);
+    g_cur = NULL;
+    g_cur_kind = PROG_NONE;
+}
+
+/* Mean of the values within max(ROBUST_TOL_TICKS, 2%) of their median: the
+ * mean keeps the dithering that sub-step resolution needs (see INNER_RUNS),
+ * the window drops runs an interrupt or a preemption landed in. */
+static double robust_mean(const double *v, size_t n)
+{
+    double m = stats_median(v, n);
+    double tol = fmax(ROBUST_TOL_TICKS, 0.02 * fabs(m));
+    double sum = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(v[i] - m) <= tol) {
+            sum += v[i];
+            k++;
+        }
+    return k ? sum / (double)k : m;
+}
+
+static double counter_diff(const codegen_prog *p, const pmu_counter *ctr, size_t c, bool *ovf)
+{
+    uint64_t d = p->data->m2[c] - p->data->m1[c];
+    if (ctr[c].width > 0 && ctr[c].width < 64)
+        d &= (UINT64_C(1) << ctr[c].width) - 1;
+    if ((int64_t)d < 0)
+        *ovf = true;
+    return (double)(int64_t)d * ctr[c].scale;
+}
+
+/* One calibration chain: the same body in a loop of CAL_LOOP_A and
+ * CAL_LOOP_B iterations; `latency` core cycles per instruction. */
+typedef struct cal_chain {
+    codegen_prog a, b;
+    double ops;          /* instructions more in b than in a */
+    double latency;
+} cal_chain;
+
+typedef struct cal_progs {
+    cal_chain ch[2];     /* add rax, 1 (1 cycle); imul rax, rax (found) */
+    size_t n;
+} cal_progs;
+
+static int cal_chain_build(cal_chain *c, const uint8_t insn[4], long loop_a, long loop_b,
+                           char *err, size_t errlen)
+{
+    uint8_t body[CAL_BODY * 4];
+    for (size_t i = 0; i < CAL_BODY; i++)
+        memcpy(body + 4 * i, insn, 4);
+    static const codegen_read rd = {PMU_READ_RDTSC, 0};
+    static uint64_t stack[64];
+    codegen_params p = {
+        .code = body, .code_len = sizeof body, .copies = 1, .reads = &rd, .n_reads = 1,
+        .r14 = (uintptr_t)&stack[32], .rdi = (uintptr_t)&stack[32], .rsi = (uintptr_t)&stack[32],
+        .rbp = (uintptr_t)&stack[32], .rsp = (uintptr_t)&stack[48],
+    };
+    p.loop_count = loop_a;
+    int rc = codegen_build(&p, &c->a, err, errlen);
+    if (rc)
+        return rc;
+    p.loop_count = loop_b;
+    if ((rc = codegen_build(&p, &c->b, err, errlen))) {
+        codegen_free(&c->a);
+        return rc;
+    }
+    c->ops = (double)(loop_b - loop_a) * CAL_BODY;
+    c->latency = 1;
+    return 0;
+}
+
+static double cal_run_ticks(const codegen_prog *p)
+{
+    run_prog(p, PROG_CAL);
+    return (double)(p->data->m2[0] - p->data->m1[0]);
+}
+
+/* Ticks per core cycle from n runs of each program of a chain.  The fastest
+ * run of each: a chain can only be slowed (an interrupt, or the other
+ * hyperthread of the core competing for the ALUs), never sped up, and what
+ * is wanted is the clock. */
+static double cal_chain_ratio(const cal_chain *c, const double *a, const double *b, size_t n)
+{
+    return (stats_min(b, n) - stats_min(a, n)) / (c->ops * c->latency);
+}
+
+/* One calibration point of every chain; the smallest ratio.  Each chain's
+ * ratio is at least the true one, so the minimum is safe; two chains are
+ * used because contention from the sibling hyperthread, which on a shared
+ * host stretched the 1-cycle ADD chain by up to 4% for seconds at a time,
+ * hardly touches a 3-cycle IMUL chain. */
+static double cal_point_n(const cal_progs *cp, int reps)
+{
+    double best = 0;
+    for (size_t k = 0; k < cp->n; k++) {
+        double a[CAL_REPS], b[CAL_REPS];
+        for (int r = 0; r < reps; r++) {
+            a[r] = cal_run_ticks(&cp->ch[k].a);
+            b[r] = cal_run_ticks(&cp->ch[k].b);
+        }
+        double v = cal_chain_ratio(&cp->ch[k], a, b, (size_t)reps);
+        if (k == 0 || v < best)
+            best = v;
+    }
+    return best;
+}
+
+static void cal_points(const cal_progs *cp, double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = cal_point_n(cp, CAL_REPS);
+}
+
+static void cal_free(cal_progs *cp)
+{
+    for (size_t k = 0; k < cp->n; k++) {
+        codegen_free(&cp->ch[k].a);
+        codegen_free(&cp->ch[k].b);
+    }
+    cp->n = 0;
+}
+
+/* The ADD chain, and the IMUL chain with its latency in whole cycles as
+ * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
+ * chain is left out if that does not come out a plausible whole number. */
+static int cal_build(cal_progs *cp, char *err, size_t errlen)
+{
+    static const uint8_t add1[4] = {0x48, 0x83, 0xC0, 0x01};   /* add rax, 1 */
+    static const uint8_t imul[4] = {0x48, 0x0F, 0xAF, 0xC0};   /* imul rax, rax */
+    cp->n = 0;
+    int rc = cal_chain_build(&cp->ch[0], add1, CAL_LOOP_A, CAL_LOOP_B, err, errlen);
+    if (rc)
+        return rc;
+    cp->n = 1;
+    if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, err, errlen) != 0)
+        return 0;
+    cp->n = 2;
+    double add_v[CAL_POINTS], imul_v[CAL_POINTS];
+    cal_progs one = {.ch = {cp->ch[0]}, .n = 1}, two = {.ch = {cp->ch[1]}, .n = 1};
+    cal_points(&one, add_v, CAL_POINTS);
+    cal_points(&two, imul_v, CAL_POINTS);
+    double lat = stats_min(imul_v, CAL_POINTS) / stats_min(add_v, CAL_POINTS);
+    double whole = round(lat);
+    if (whole < 2 || whole > 8 || fabs(lat - whole) > 0.25) {
+        codegen_free(&cp->ch[1].a);
+        codegen_free(&cp->ch[1].b);
+        cp->n = 1;
+    } else {
+        cp->ch[1].latency = whole;
+    }
+    return 0;
+}
+
+/* warm discarded runs, then n kept ones; samples[c * n + i].  With a
+ * calibration pair (tsc backend) each kept sample is the robust mean of
+ * INNER_RUNS back-to-back runs, and the first CAL_PER_SAMPLE of them are each
+ * followed by one run of both calibration programs: ratio[i], the ticks per
+ * core cycle next to sample i. */
+static void measure(const codegen_prog *p, int kind, long warm, long n, const cal_progs *cp,
+                    size_t n_ctr, const pmu_counter *ctr, double *samples, double *ratio,
+                    double *add_ratio, bool *ovf)
+{
+    double tmp[CODEGEN_MAX_CTR][INNER_RUNS];
+    double ca[2][CAL_PER_SAMPLE], cb[2][CAL_PER_SAMPLE];
+    size_t inner = cp ? INNER_RUNS : 1;
+    for (long i = -warm; i < n; i++) {
+        for (size_t r = 0; r < (i < 0 ? 1 : inner); r++) {
+            run_prog(p, kind);
+            if (i < 0)
+                continue;
+            for (size_t c = 0; c < n_ctr; c++)
+                tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(p, ctr, c, &ovf[c]);
+            for (size_t k = 0; cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
+                ca[k][r] = cal_run_ticks(&cp->ch[k].a);
+                cb[k][r] = cal_run_ticks(&cp->ch[k].b);
+            }
+        }
+        if (i < 0)
+            continue;
+        for (size_t c = 0; c < n_ctr; c++)
+            samples[c * (size_t)n + (size_t)i] = inner > 1 ? robust_mean(tmp[c], inner) : tmp[c][0];
+        for (size_t k = 0; cp && k < cp->n; k++) {
+            double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
+            if (k == 0)
+                add_ratio[i] = v;
+            if (k == 0 || v < ratio[i])
+                ratio[i] = v;
+        }
+    }
+}
+
+double runner_calibrate_once(void)
+{
+    cal_progs cp;
+    char err[256];
+    if (cal_build(&cp, err, sizeof err))
+        return 0;
+    double v[CAL_POINTS];
+    cal_points(&cp, v, CAL_POINTS);
+    cal_free(&cp);
+    return stats_median(v, CAL_POINTS);
+}
+
+/* Busy-wait SPIN_NS so the core leaves any idle frequency, timing the TSC on
+ * the way. */
+static double spin_tsc_ghz(void)
+{
+    double t0 = now_ns();
+    uint64_t c0 = rdtsc_now();
+    double t;
+    while ((t = now_ns()) - t0 < SPIN_NS)
+        ;
+    uint64_t c1 = rdtsc_now();
+    return (double)(c1 - c0) / (t - t0);
+}
+
+static void *map_area(size_t size, bool populate)
+{
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (populate ? MAP_POPULATE : 0),
+                   -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+static bool g_wait_for_gdb;
+
+/* -debug under gdb: let gdb attach (Yama may require the permission), and
+ * wait until it has, at most 30 s. */
+static void wait_for_tracer(void)
+{
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    for (int i = 0; i < 3000; i++) {
+        char buf[4096];
+        FILE *f = fopen("/proc/self/status", "r");
+        long tracer = 0;
+        if (f) {
+            while (fgets(buf, sizeof buf, f))
+                if (sscanf(buf, "TracerPid: %ld", &tracer) == 1)
+                    break;
+            fclose(f);
+        }
+        if (tracer > 0)
+            return;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* gdb on PATH, if stdin is a terminal to run it on; else NULL. */
+static const char *find_gdb(char *buf, size_t len)
+{
+    const char *path = getenv("PATH");
+    if (!isatty(0) || !path)
+        return NULL;
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        snprintf(buf, len, "%.*s/gdb", (int)n, path);
+        if (n && access(buf, X_OK) == 0)
+            return buf;
+        path += n + (path[n] == ':');
+    }
+    return NULL;
+}
+
+/* Start gdb on the child and wait until the user leaves it. */
+static void run_gdb(const char *gdb, pid_t child)
+{
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)child);
+    fprintf(stderr, "nb: -debug: gdb attaches to the measuring process %s; it stops at the int3 "
+            "right before the second counter read of every run (try `info all-registers`, "
+            "`x/4gx $r14`; `continue` runs on, `quit` leaves gdb and lets the run finish)\n", pid);
+    fflush(stderr);
+    pid_t g = fork();
+    if (g == 0) {
+        execl(gdb, "gdb", "-q", "-p", pid, "-ex", "continue", (char *)NULL);
+        _exit(127);
+    }
+    if (g > 0)
+        waitpid(g, NULL, 0);
+}
+
+static void child_main(const runner_job *job, double *samples)
+{
+    const nb_options *o = job->o;
+    const bench_code *c = job->c;
+    shared_hdr *h = g_hdr;
+    char err[512];
+
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(job->cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        child_fail(NB_ESYSTEM, "cannot pin to CPU %s (sched_setaffinity failed)",
+                   (snprintf(err, sizeof err, "%d", job->cpu), err));
+    if (install_handlers(o->debug) != 0)
+        child_fail(NB_ESYSTEM, "%s", "cannot install the fault handlers");
+
+    pmu_group grp;
+    if (job->opened) {
+        grp = *job->opened;
+    } else {
+        memset(&grp, 0, sizeof grp);
+        int rc = job->backend->open(job->cfg, job->plan, &grp);
+        if (rc) {
+            snprintf(err, sizeof err, "%s: %s", job->backend->name, pmu_last_error());
+            child_fail(rc, "%s", err);
+        }
+    }
+    if (grp.n_ctr > CODEGEN_MAX_CTR)
+        child_fail(NB_EUNSUPPORTED, "%s", "too many counters in one group");
+    h->n_ctr = grp.n_ctr;
+    memcpy(h->ctr, grp.ctr, grp.n_ctr * sizeof *grp.ctr);
+
+    codegen_read reads[CODEGEN_MAX_CTR];
+    bool tsc_cal = false;
+    for (size_t i = 0; i < grp.n_ctr; i++) {
+        reads[i].kind = grp.ctr[i].read;
+        reads[i].ecx = grp.ctr[i].rdpmc_ecx;
+        tsc_cal |= grp.ctr[i].tsc_cycles;
+    }
+
+    size_t r14_size = (size_t)o->r14_size;
+    uint8_t *r14 = map_area(r14_size, r14_size <= (256u << 20));
+    uint8_t *rdi = map_area(AREA_SIZE, true), *rsi = map_area(AREA_SIZE, true);
+    uint8_t *rbp = map_area(AREA_SIZE, true), *rsp = map_area(AREA_SIZE, true);
+    if (!r14 || !rdi || !rsi || !rbp || !rsp) {
+        snprintf(err, sizeof err, "%zu", r14_size);
+        child_fail(NB_ENOMEM, "cannot map the memory areas (R14's: -r14_size %s bytes, "
+                   "others 1 MB each)", err);
+    }
+
+    codegen_params p = {
+        .code = c->code, .code_len = c->code_len,
+        .init = c->init, .init_len = c->init_len,
+        .late_init = c->late_init, .late_init_len = c->late_init_len,
+        .loop_count = o->loop_count, .alignment_offset = o->alignment_offset,
+        .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = cpu_has_bmi2(),
+        .reads = reads, .n_reads = grp.n_ctr,
+        .r14 = (uintptr_t)(r14 + r14_size / 2), .rdi = (uintptr_t)(rdi + AREA_SIZE / 2),
+        .rsi = (uintptr_t)(rsi + AREA_SIZE / 2), .rbp = (uintptr_t)(rbp + AREA_SIZE / 2),
+        .rsp = (uintptr_t)(rsp + AREA_SIZE / 2),
+    };
+    codegen_prog first, second, once = {0};
+    int rc;
+    if (c->one_time_init_len) {
+        codegen_params q = p;
+        q.code = NULL; q.code_len = 0; q.copies = 0; q.loop_count = 0;
+        q.init = c->one_time_init; q.init_len = c->one_time_init_len;
+        q.late_init = NULL; q.late_init_len = 0;
+        q.n_reads = 0; q.df = false; q.debug = false;
+        if ((rc = codegen_build(&q, &once, err, sizeof err)))
+            child_fail(rc, "%s", err);
+    }
+    p.copies = (size_t)job->copies[0];
+    if ((rc = codegen_build(&p, &first, err, sizeof err)))
+        child_fail(rc, "%s", err);
+    p.copies = (size_t)job->copies[1];
+    if ((rc = codegen_build(&p, &second, err, sizeof err)))
+        child_fail(rc, "%s", err);
+
+    cal_progs cp;
+    if (tsc_cal && (rc = cal_build(&cp, err, sizeof err)))
+        child_fail(rc, "%s", err);
+
+    if (g_wait_for_gdb) {
+        wait_for_tracer();
+        g_debug_shown = true;   /* gdb showed them; later traps just go on */
+    }
+    if (once.base)
+        run_prog(&once, PROG_ONE_TIME);
+    if (tsc_cal)
+        h->tsc_ghz = spin_tsc_ghz();
+    for (long i = 0; i < o->initial_warm_up_count; i++)
+        run_prog(&first, PROG_FIRST);
+
+    long n = o->n_measurements;
+    size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
+    double *ratio = samples + 2 * per_run;   /* [run * n + i] */
+    double *add_ratio = ratio + 2 * n;       /* the ADD chain's alone */
+    if (tsc_cal) {
+        /* settle: a few calibration points before the first kept sample */
+        double warm[CAL_POINTS];
+        cal_points(&cp, warm, CAL_POINTS);
+    }
+    const cal_progs *cpp = tsc_cal ? &cp : NULL;
+    measure(&first, PROG_FIRST, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, samples, ratio,
+            add_ratio, h->overflow);
+    measure(&second, PROG_SECOND, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr,
+            samples + per_run, ratio + n, add_ratio + n, h->overflow);
+    if (tsc_cal) {
+        h->n_cal = 2 * (size_t)n;
+        h->cal_run[0] = stats_median(ratio, (size_t)n);
+        h->cal_run[1] = stats_median(ratio + n, (size_t)n);
+        h->alu_slowdown = stats_median(add_ratio, 2 * (size_t)n) / stats_median(ratio, 2 * (size_t)n) - 1;
+        for (int r = 0; r < 2; r++)
+            for (size_t k = 0; k < grp.n_ctr; k++)
+                if (grp.ctr[k].tsc_cycles)
+                    for (long i = 0; i < n; i++)
+                        samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /= h->cal_run[r];
+    }
+    if (!job->opened)
+        job->backend->close(&grp);
+    h->done = 1;
+    _exit(0);
+}
+
+/* ---- parent ---- */
+
+static const char *sig_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGKILL: return "SIGKILL";
+    case SIGABRT: return "SIGABRT";
+    default: return "a signal";
+    }
+}
+
+/* "at +0x3 (mov rax, qword ptr [rbx]) in copy 1 of 1000" */
+static void describe_place(const shared_hdr *h, const runner_job *job, char *buf, size_t len)
+{
+    const bench_code *c = job->c;
+    uint64_t off = h->rip - h->base;
+    char ins[160] = "";
+    const uint8_t *src = NULL;
+    size_t src_len = 0, at = 0;
+    char where[128];
+    if (h->base == 0 || h->rip < h->base || off >= h->code_len) {
+        snprintf(buf, len, "at 0x%" PRIx64 ", outside the generated code", h->rip);
+        return;
+    }
+    const uint8_t *init = h->prog == PROG_ONE_TIME ? c->one_time_init : c->init;
+    size_t init_len = h->prog == PROG_ONE_TIME ? c->one_time_init_len : c->init_len;
+    const char *init_name = h->prog == PROG_ONE_TIME ? "code_one_time_init" : "code_init";
+    if (off >= h->copies_off && off < h->copies_end && h->copy_stride) {
+        size_t k = (size_t)(off - h->copies_off) / h->copy_stride;
+        at = (size_t)(off - h->copies_off) % h->copy_stride;
+        snprintf(where, sizeof where, " in copy %zu of %zu", k + 1, h->n_copies);
+        if (h->copy_stride == c->code_len) {
+            src = c->code;
+            src_len = c->code_len;
+        }
+    } else if (off >= h->init_off && off < h->init_off + init_len) {
+        at = (size_t)(off - h->init_off);
+        snprintf(where, sizeof where, " in %s", init_name);
+        src = init;
+        src_len = init_len;
+    } else if (h->prog != PROG_ONE_TIME && off >= h->late_init_off &&
+               off < h->late_init_off + c->late_init_len) {
+        at = (size_t)(off - h->late_init_off);
+        snprintf(where, sizeof where, " in code_late_init");
+        src = c->late_init;
+        src_len = c->late_init_len;
+    } else {
+        snprintf(buf, len, "at +0x%" PRIx64 " of nb's generated harness (not the benchmark code)",
+                 off);
+        return;
+    }
+    if (src && at < src_len) {
+        char t[128];
+        if (asm_disasm_one(src + at, src_len - at, at, t, sizeof t))
+            snprintf(ins, sizeof ins, " (%s)", t);
+    }
+    snprintf(buf, len, "at +0x%zx%s%s", at, ins, where);
+}
+
+static void kill_child(void)
+{
+    if (g_child > 0)
+        kill(g_child, SIGKILL);
+}
+
+int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    long n = job->o->n_measurements;
+    size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
+    size_t map_len = sizeof(shared_hdr) + (2 * per_run + 4 * (size_t)n) * sizeof(double);
+    void *m = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        snprintf(err, errlen, "cannot map %zu bytes for the results", map_len);
+        return NB_ENOMEM;
+    }
+    shared_hdr *h = m;
+    double *samples = (double *)((uint8_t *)m + sizeof *h);
+    char gdb_buf[512];
+    const char *gdb = job->o->debug ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
+    g_wait_for_gdb = gdb != NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        munmap(m, map_len);
+        return NB_ESYSTEM;
+    }
+    if (pid == 0) {
+        g_hdr = h;
+        child_main(job, samples);
+    }
+    g_child = pid;
+    restore_push_fn(kill_child);   /* a SIGINT/SIGTERM of nb also ends the child */
+
+    int st = 0, rc = 0;
+    if (gdb)
+        run_gdb(gdb, pid);
+    /* No timeout while a person debugs. */
+    double t0 = now_ns(), limit = job->o->debug ? 0 : job->o->timeout * 1e9;
+    long sleep_ns = 20000;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR) {
+            snprintf(err, errlen, "waitpid: %s", strerror(errno));
+            rc = NB_ESYSTEM;
+            break;
+        }
+        if (limit > 0 && now_ns() - t0 > limit) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            snprintf(err, errlen, "the benchmark code did not finish within %g s (-timeout); "
+                     "it was stopped", job->o->timeout);
+            rc = NB_EFAULT;
+            break;
+        }
+        struct timespec ts = {0, sleep_ns};
+        nanosleep(&ts, NULL);
+        if (sleep_ns < 2000000)
+            sleep_ns *= 2;
+    }
+    g_child = 0;
+    restore_forget_fn(kill_child);
+
+    if (rc == 0) {
+        if (h->signo) {
+            char place[400];
+            describe_place(h, job, place, sizeof place);
+            int ln = snprintf(err, errlen, "the benchmark code raised %s %s", sig_name(h->signo),
+                              place);
+            if ((h->signo == SIGSEGV || h->signo == SIGBUS) && ln > 0 && (size_t)ln < errlen)
+                snprintf(err + ln, errlen - (size_t)ln, "; faulting address 0x%" PRIx64,
+                         h->fault_addr);
+            rc = NB_EFAULT;
+        } else if (WIFSIGNALED(st)) {
+            snprintf(err, errlen, "the measuring process died of %s (signal %d)",
+                     sig_name(WTERMSIG(st)), WTERMSIG(st));
+            rc = NB_EFAULT;
+        } else if (!h->done) {
+            snprintf(err, errlen, "%s", h->msg[0] ? h->msg : "the measuring process failed");
+            rc = h->status ? h->status : NB_ESYSTEM;
+        }
+    }
+    if (rc == 0) {
+        out->n_ctr = h->n_ctr;
+        out->ctr = calloc(h->n_ctr ? h->n_ctr : 1, sizeof *out->ctr);
+        out->overflow = calloc(h->n_ctr ? h->n_ctr : 1, sizeof *out->overflow);
+        out->cal = calloc(2 * (size_t)n, sizeof *out->cal);
+        for (int r = 0; r < 2; r++)
+            out->samples[r] = calloc(h->n_ctr * (size_t)n + 1, sizeof(double));
+        if (!out->ctr || !out->overflow || !out->cal || !out->samples[0] || !out->samples[1]) {
+            runner_output_free(out);
+            rc = NB_ENOMEM;
+        } else {
+            memcpy(out->ctr, h->ctr, h->n_ctr * sizeof *out->ctr);
+            memcpy(out->overflow, h->overflow, h->n_ctr * sizeof *out->overflow);
+            for (int r = 0; r < 2; r++)
+                memcpy(out->samples[r], samples + (size_t)r * per_run,
+                       h->n_ctr * (size_t)n * sizeof(double));
+            out->n_cal = h->n_cal;
+            memcpy(out->cal, samples + 2 * per_run, h->n_cal * sizeof *out->cal);
+            out->cal_run[0] = h->cal_run[0];
+            out->cal_run[1] = h->cal_run[1];
+            out->tsc_ghz = h->tsc_ghz;
+            out->alu_slowdown = h->alu_slowdown;
+        }
+    }
+    munmap(m, map_len);
+    return rc;
+}
+
+void runner_output_free(runner_output *out)
+{
+    free(out->ctr);
+    free(out->overflow);
+    free(out->cal);
+    free(out->samples[0]);
+    free(out->samples[1]);
+    memset(out, 0, sizeof *out);
+}

@@ -1,0 +1,60 @@
+/* nb runner: runs one event group's measurement in a pinned child process.
+ *
+ * The child pins itself to the CPU, catches faults on an alternate stack,
+ * opens the group's counters (when the backend opens in the measuring
+ * process), maps the memory areas, generates the programs (codegen.h), runs
+ * code_one_time_init once, the initial warm-up, then run(first) and
+ * run(second); the tsc backend's calibration brackets each run.  Results go
+ * to a shared mapping the parent reads.  The parent waits at most -timeout
+ * seconds, kills the child after that, and turns a fault into a message:
+ * signal, address, place in the code (which copy, offset) and the
+ * instruction there.
+ *
+ * -debug: the generated code has an int3 right before the second counter
+ * read.  With gdb on PATH and a terminal on stdin, gdb is attached to the
+ * child and stops there; otherwise the child's SIGTRAP handler prints every
+ * general-purpose register, the flags, MXCSR, XMM0-15 and ST0-7 once and the
+ * run goes on.  No -timeout applies with -debug. */
+#ifndef NB_RUNNER_H
+#define NB_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bench.h"
+#include "pmu/pmu.h"
+
+typedef struct runner_job {
+    const nb_options *o;
+    const bench_code *c;
+    const pmu_backend *backend;
+    const pmu_config *cfg;
+    const pmu_group_plan *plan;
+    const pmu_group *opened;     /* opened by the parent, or NULL: child opens */
+    int cpu;
+    long copies[2];
+} runner_job;
+
+typedef struct runner_output {
+    size_t n_ctr;
+    pmu_counter *ctr;            /* as opened */
+    double *samples[2];          /* [run][ctr * n_measurements + i] */
+    bool *overflow;              /* per counter */
+    double cal_run[2];           /* ticks per core cycle used for each run */
+    double *cal;                 /* every calibration value */
+    size_t n_cal;
+    double tsc_ghz;
+    double alu_slowdown;         /* how much slower the 1-cycle ADD chain ran
+                                    than the clock (sibling hyperthread) */
+} runner_output;
+
+/* Returns 0, NB_EFAULT (message in err), or another negative status. */
+int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen);
+
+void runner_output_free(runner_output *out);
+
+/* Ticks per core cycle from a calibration program pair, in this process;
+ * exposed for tests.  Returns a value > 0, or 0 on failure. */
+double runner_calibrate_once(void);
+
+#endif

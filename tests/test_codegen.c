@@ -1,0 +1,237 @@
+/* codegen: the generated program, called in this process with hand-encoded
+ * benchmark bytes that write what they see to a buffer R14 points into. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "codegen.h"
+#include "cpu.h"
+#include "status.h"
+
+static uint64_t area[4096];   /* R14, RDI, RSI, RBP point into it */
+static uint64_t stack_area[8192];
+
+static const codegen_read RDTSC_READ = {PMU_READ_RDTSC, 0};
+
+static codegen_params base_params(const uint8_t *code, size_t len, size_t copies)
+{
+    codegen_params p = {
+        .code = code, .code_len = len, .copies = copies,
+        .reads = &RDTSC_READ, .n_reads = 1,
+        .r14 = (uintptr_t)&area[1024], .rdi = (uintptr_t)&area[2048],
+        .rsi = (uintptr_t)&area[3072], .rbp = (uintptr_t)&area[3500],
+        .rsp = (uintptr_t)&stack_area[4096],
+    };
+    return p;
+}
+
+static bool has_bmi2(void)
+{
+    uint32_t r[4];
+    cpu_cpuid(7, 0, r);
+    return (r[1] >> 8) & 1;
+}
+
+static void build_and_call(const codegen_params *p, codegen_prog *pr)
+{
+    char err[256] = "";
+    int rc = codegen_build(p, pr, err, sizeof err);
+    if (rc)
+        fail_msg("codegen_build: %s", err);
+    memset(area, 0, sizeof area);
+    codegen_call(pr);
+}
+
+static void test_alignment_and_copies(void **state)
+{
+    (void)state;
+    static const uint8_t add2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};  /* add rax,rbx; add rbx,rax */
+    for (long off = 0; off < 70; off += 23) {
+        codegen_params p = base_params(add2, sizeof add2, 5);
+        p.alignment_offset = off;
+        codegen_prog pr;
+        build_and_call(&p, &pr);
+        assert_int_equal((uintptr_t)(pr.base + pr.copies_off) % 64, (uintptr_t)off % 64);
+        assert_true(pr.copies_off >= (size_t)off);
+        assert_int_equal(pr.copy_stride, sizeof add2);
+        for (size_t c = 0; c < 5; c++)
+            assert_memory_equal(pr.base + pr.copies_off + c * sizeof add2, add2, sizeof add2);
+        assert_true(pr.data->m2[0] > pr.data->m1[0]);   /* rdtsc advanced */
+        codegen_free(&pr);
+    }
+}
+
+/* mov [r14], rbx; mov [r14+8], rdi; mov [r14+16], rsp; mov [r14+24], rsi;
+ * mov [r14+32], rbp; mov [r14+40], r9 */
+static const uint8_t DUMP_REGS[] = {
+    0x49, 0x89, 0x1E, 0x49, 0x89, 0x7E, 0x08, 0x49, 0x89, 0x66, 0x10,
+    0x49, 0x89, 0x76, 0x18, 0x49, 0x89, 0x6E, 0x20, 0x4D, 0x89, 0x4E, 0x28,
+};
+
+static void test_initial_registers(void **state)
+{
+    (void)state;
+    codegen_params p = base_params(DUMP_REGS, sizeof DUMP_REGS, 1);
+    codegen_prog pr;
+    build_and_call(&p, &pr);
+    uint64_t *r = &area[1024];
+    assert_int_equal(r[0], 0);           /* rbx */
+    assert_int_equal(r[1], p.rdi);
+    assert_int_equal(r[2], p.rsp);
+    assert_int_equal(r[3], p.rsi);
+    assert_int_equal(r[4], p.rbp);
+    assert_int_equal(r[5], 0);           /* r9 */
+    codegen_free(&pr);
+}
+
+/* code_init sets RAX, RCX, RDX (what rdtsc/rdpmc write) and the carry flag;
+ * the benchmark must see them across the first counter read. */
+static void check_init_survives(bool no_mem)
+{
+    static const uint8_t init[] = {
+        0x48, 0xC7, 0xC0, 0x34, 0x12, 0x00, 0x00,   /* mov rax, 0x1234 */
+        0x48, 0xC7, 0xC1, 0x09, 0x00, 0x00, 0x00,   /* mov rcx, 9 */
+        0x48, 0xC7, 0xC2, 0x07, 0x00, 0x00, 0x00,   /* mov rdx, 7 */
+        0xF9,                                       /* stc */
+    };
+    static const uint8_t code[] = {
+        0x41, 0x0F, 0x92, 0x46, 0x18,               /* setc [r14+24] */
+        0x49, 0x89, 0x06,                           /* mov [r14], rax */
+        0x49, 0x89, 0x4E, 0x08,                     /* mov [r14+8], rcx */
+        0x49, 0x89, 0x56, 0x10,                     /* mov [r14+16], rdx */
+    };
+    codegen_params p = base_params(code, sizeof code, 1);
+    p.init = init;
+    p.init_len = sizeof init;
+    p.no_mem = no_mem;
+    p.bmi2 = has_bmi2();
+    codegen_prog pr;
+    build_and_call(&p, &pr);
+    uint64_t *r = &area[1024];
+    assert_int_equal(r[0], 0x1234);
+    assert_int_equal(r[1], 9);
+    assert_int_equal(r[2], 7);
+    if (!no_mem || p.bmi2)
+        assert_int_equal(r[3] & 0xFF, 1);   /* CF still set */
+    assert_true(pr.data->m2[0] > pr.data->m1[0]);
+    codegen_free(&pr);
+}
+
+static void test_init_reaches_code(void **state)
+{
+    (void)state;
+    check_init_survives(false);
+}
+
+static void test_init_reaches_code_no_mem(void **state)
+{
+    (void)state;
+    check_init_survives(true);
+}
+
+static void test_loop_count(void **state)
+{
+    (void)state;
+    static const uint8_t inc[] = {0x49, 0x83, 0x06, 0x01};   /* add qword [r14], 1 */
+    codegen_params p = base_params(inc, sizeof inc, 3);
+    p.loop_count = 5;
+    codegen_prog pr;
+    build_and_call(&p, &pr);
+    assert_int_equal(area[1024], 15);
+    codegen_free(&pr);
+    p.loop_count = 0;
+    build_and_call(&p, &pr);
+    assert_int_equal(area[1024], 3);
+    codegen_free(&pr);
+}
+
+/* -no_mem pause: a busy loop between the stop and start sequences must not
+ * be counted. */
+static void test_magic_pause(void **state)
+{
+    (void)state;
+    uint8_t code[64];
+    size_t n = 0;
+    uint64_t stop = CODEGEN_MAGIC_STOP, start = CODEGEN_MAGIC_START;
+    memcpy(code + n, &stop, 8); n += 8;
+    static const uint8_t spin[] = {
+        0xB9, 0x40, 0x42, 0x0F, 0x00,   /* mov ecx, 1000000 */
+        0xFF, 0xC9,                     /* dec ecx */
+        0x75, 0xFC,                     /* jnz -4 */
+    };
+    memcpy(code + n, spin, sizeof spin); n += sizeof spin;
+    size_t spin_end = n;
+    memcpy(code + n, &start, 8); n += 8;
+
+    codegen_params p = base_params(code, n, 1);
+    p.no_mem = true;
+    p.bmi2 = has_bmi2();
+    codegen_prog pr;
+    build_and_call(&p, &pr);
+    uint64_t paused = pr.data->m2[0] - pr.data->m1[0];
+    codegen_free(&pr);
+
+    p.code = code + 8;              /* the spin alone, counted */
+    p.code_len = spin_end - 8;
+    build_and_call(&p, &pr);
+    uint64_t counted = pr.data->m2[0] - pr.data->m1[0];
+    codegen_free(&pr);
+    /* 1e6 iterations are >= 1e6 core cycles, >= ~4e5 TSC ticks anywhere */
+    assert_true(counted > 200000);
+    assert_true(paused < counted / 20);
+}
+
+static void test_too_big_is_refused(void **state)
+{
+    (void)state;
+    static const uint8_t add2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};
+    codegen_params p = base_params(add2, sizeof add2, (CODEGEN_MAX_BYTES / sizeof add2) + 1);
+    codegen_prog pr;
+    char err[256] = "";
+    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EINPUT);
+    assert_non_null(strstr(err, "MiB"));
+    p.copies = 1;
+    p.no_mem = true;
+    codegen_read four[4] = {{PMU_READ_RDPMC, 0}, {PMU_READ_RDPMC, 1}, {PMU_READ_RDPMC, 2},
+                            {PMU_READ_RDPMC, 3}};
+    p.reads = four;
+    p.n_reads = 4;
+    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EUNSUPPORTED);
+    assert_non_null(strstr(err, "R8-R10"));
+}
+
+static void test_drain_adds_nops(void **state)
+{
+    (void)state;
+    static const uint8_t add2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};
+    codegen_params p = base_params(add2, sizeof add2, 1);
+    codegen_prog a, b;
+    build_and_call(&p, &a);
+    p.df = true;
+    build_and_call(&p, &b);
+    /* three drains: after init, after late_init, after the last copy */
+    assert_true(b.code_len - a.code_len >= 3 * (1024 + 64 * 15));
+    /* the first drain starts with lfence right after (empty) code_init */
+    assert_memory_equal(b.base + b.init_off, ((const uint8_t[]){0x0F, 0xAE, 0xE8, 0x90}), 4);
+    codegen_free(&a);
+    codegen_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_alignment_and_copies),
+        cmocka_unit_test(test_initial_registers),
+        cmocka_unit_test(test_init_reaches_code),
+        cmocka_unit_test(test_init_reaches_code_no_mem),
+        cmocka_unit_test(test_loop_count),
+        cmocka_unit_test(test_magic_pause),
+        cmocka_unit_test(test_too_big_is_refused),
+        cmocka_unit_test(test_drain_adds_nops),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

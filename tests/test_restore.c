@@ -1,0 +1,161 @@
+/* restore: every changed sysfs file and MSR comes back, also when nb dies
+ * of SIGTERM; on a fake root (a temporary directory). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "restore.h"
+#include "status.h"
+
+#define RDPMC "/sys/bus/event_source/devices/cpu/rdpmc"
+
+static char root[256];
+
+static void put(const char *rel, const void *data, size_t n, off_t off)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s%s", root, rel);
+    int fd = open(p, O_WRONLY | O_CREAT, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, data, n, off), (ssize_t)n);
+    close(fd);
+}
+
+static void get(const char *rel, void *data, size_t n, off_t off)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s%s", root, rel);
+    int fd = open(p, O_RDONLY);
+    assert_true(fd >= 0);
+    memset(data, 0, n);
+    assert_true(pread(fd, data, n, off) >= 0);
+    close(fd);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof root, "/tmp/nb_restore_XXXXXX");
+    if (!mkdtemp(root))
+        return -1;
+    char p[512];
+    const char *dirs[] = {"/sys", "/sys/bus", "/sys/bus/event_source",
+                          "/sys/bus/event_source/devices", "/sys/bus/event_source/devices/cpu",
+                          "/dev", "/dev/cpu", "/dev/cpu/0"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(p, sizeof p, "%s%s", root, dirs[i]);
+        mkdir(p, 0755);
+    }
+    put(RDPMC, "1\n", 2, 0);
+    uint64_t zero[0x400] = {0};
+    put("/dev/cpu/0/msr", zero, sizeof zero, 0);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_file_restored(void **state)
+{
+    (void)state;
+    char err[256], buf[16];
+    assert_int_equal(restore_set_file(root, RDPMC, "2", err, sizeof err), 0);
+    get(RDPMC, buf, sizeof buf - 1, 0);
+    assert_string_equal(buf, "2");
+    assert_int_equal(restore_pending(), 1);
+    restore_all();
+    get(RDPMC, buf, sizeof buf - 1, 0);
+    assert_string_equal(buf, "1\n");
+    assert_int_equal(restore_pending(), 0);
+}
+
+static void test_missing_file_is_an_error(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(restore_set_file(root, "/sys/nope", "2", err, sizeof err), NB_ESYSTEM);
+    assert_non_null(strstr(err, "/sys/nope"));
+    assert_int_equal(restore_pending(), 0);
+}
+
+static void test_msr_restored_newest_first(void **state)
+{
+    (void)state;
+    char err[256];
+    uint64_t v = 0x1234, got;
+    put("/dev/cpu/0/msr", &v, 8, 0x38F);
+    assert_int_equal(restore_set_msr(root, 0, 0x38F, 0xF, err, sizeof err), 0);
+    assert_int_equal(restore_set_msr(root, 0, 0x38F, 0x0, err, sizeof err), 0);
+    get("/dev/cpu/0/msr", &got, 8, 0x38F);
+    assert_int_equal(got, 0);
+    restore_all();   /* 0 -> 0xF -> 0x1234: newest first */
+    get("/dev/cpu/0/msr", &got, 8, 0x38F);
+    assert_int_equal(got, 0x1234);
+}
+
+static int calls;
+static void count_call(void) { calls++; }
+
+static void test_fn_and_forget(void **state)
+{
+    (void)state;
+    calls = 0;
+    assert_int_equal(restore_push_fn(count_call), 0);
+    restore_forget_fn(count_call);
+    restore_all();
+    assert_int_equal(calls, 0);
+    assert_int_equal(restore_push_fn(count_call), 0);
+    restore_all();
+    restore_all();   /* exactly once */
+    assert_int_equal(calls, 1);
+}
+
+static void test_sigterm_restores(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[256];
+        restore_install_signals();
+        if (restore_set_file(root, RDPMC, "2", err, sizeof err) != 0)
+            _exit(1);
+        raise(SIGTERM);
+        _exit(2);   /* not reached: the handler re-raises with the default action */
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGTERM);
+    char buf[16];
+    get(RDPMC, buf, sizeof buf - 1, 0);
+    assert_string_equal(buf, "1\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_file_restored),
+        cmocka_unit_test(test_missing_file_is_an_error),
+        cmocka_unit_test(test_msr_restored_newest_first),
+        cmocka_unit_test(test_fn_and_forget),
+        cmocka_unit_test(test_sigterm_restores),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,70 @@
+/* stats: nanoBench's aggregates and the normalization, on values whose
+ * results are worked out by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "stats.h"
+
+static void test_avg_drops_20_percent_each_side(void **state)
+{
+    (void)state;
+    /* sorted 1..10: drop 1,2 and 9,10 -> mean of 3..8 = 5.5 */
+    double v[] = {10, 1, 9, 2, 8, 3, 7, 4, 6, 5};
+    assert_float_equal(stats_aggregate(v, 10, AGG_AVG), 5.5, 1e-12);
+    /* outliers at both ends do not move it */
+    double w[] = {100, 5, 5, 5, 5, 5, 5, 5, 5, -100};
+    assert_float_equal(stats_aggregate(w, 10, AGG_AVG), 5.0, 1e-12);
+    /* fewer than 5 values: nothing to drop */
+    double x[] = {1, 2, 6};
+    assert_float_equal(stats_aggregate(x, 3, AGG_AVG), 3.0, 1e-12);
+}
+
+static void test_median_min_max(void **state)
+{
+    (void)state;
+    double odd[] = {7, 1, 3};
+    double even[] = {4, 1, 3, 2};
+    assert_float_equal(stats_aggregate(odd, 3, AGG_MEDIAN), 3.0, 1e-12);
+    assert_float_equal(stats_aggregate(even, 4, AGG_MEDIAN), 2.5, 1e-12);
+    assert_float_equal(stats_aggregate(odd, 3, AGG_MIN), 1.0, 1e-12);
+    assert_float_equal(stats_aggregate(odd, 3, AGG_MAX), 7.0, 1e-12);
+    /* the input is not reordered */
+    assert_float_equal(odd[0], 7.0, 0);
+    assert_float_equal(stats_aggregate(odd, 0, AGG_AVG), 0.0, 0);
+}
+
+static void test_large_input(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    static double v[N];
+    for (int i = 0; i < N; i++)
+        v[i] = (double)((i * 7919) % N);   /* a permutation of 0..999 */
+    assert_float_equal(stats_aggregate(v, N, AGG_MEDIAN), 499.5, 1e-9);
+    assert_float_equal(stats_aggregate(v, N, AGG_AVG), 499.5, 1e-9);
+    assert_float_equal(stats_aggregate(v, N, AGG_MAX), 999.0, 0);
+}
+
+static void test_normalize(void **state)
+{
+    (void)state;
+    /* (second - first) / max(loop * unroll, unroll) */
+    assert_float_equal(stats_normalize(1000, 3000, 0, 1000, 0), 2.0, 1e-12);
+    assert_float_equal(stats_normalize(1000, 3000, 100, 10, 0), 2.0, 1e-12);
+    assert_float_equal(stats_normalize(1000, 3000, 1, 10, 0), 200.0, 1e-12);
+    assert_float_equal(stats_normalize(1000, 3000, 100, 10, 1), 2000.0, 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_avg_drops_20_percent_each_side),
+        cmocka_unit_test(test_median_min_max),
+        cmocka_unit_test(test_large_input),
+        cmocka_unit_test(test_normalize),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
