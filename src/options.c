@@ -122,6 +122,11 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    /* Messages quote what the user typed; a newline or terminal escape in
+     * it must not turn the one-line diagnostic into several lines. */
+    for (char *p = err; errlen && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     return NB_EUSAGE;
 }
 

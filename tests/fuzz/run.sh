@@ -5,6 +5,8 @@
 # runs each for SECONDS on its seed corpus tests/fuzz/NAME_corpus.  New inputs
 # go to BUILD/fuzz/NAME_corpus (the checked-in seeds stay as they are); a crash
 # leaves its input in BUILD/fuzz/ and makes the script exit non-zero.
+# FUZZ_TARGETS="options config" limits the run to those targets; extra
+# libFuzzer flags (e.g. -runs=0 to only replay the corpora) go in FUZZ_FLAGS.
 set -euo pipefail
 BUILD=${1:?usage: run.sh BUILD ZYDIS_DIR SECONDS}
 ZYDIS_DIR=${2:?usage: run.sh BUILD ZYDIS_DIR SECONDS}
@@ -42,6 +44,9 @@ status=0
 for target in tests/fuzz/fuzz_*.c; do
     [ -e "$target" ] || continue
     name=$(basename "$target" .c); name=${name#fuzz_}
+    if [ -n "${FUZZ_TARGETS:-}" ] && [[ " $FUZZ_TARGETS " != *" $name "* ]]; then
+        continue
+    fi
     bin=$out/fuzz_$name
     $CC $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
         "$target" "$out/libnb.a" "$ZYDIS_DIR/libZydis.a" -lm -o "$bin"
@@ -50,7 +55,7 @@ for target in tests/fuzz/fuzz_*.c; do
     mkdir -p "$work"
     echo "fuzz: $name for ${SECONDS_EACH}s (seeds: $seeds)"
     if ! "$bin" -max_total_time="$SECONDS_EACH" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-            -artifact_prefix="$out/${name}-" -print_final_stats=1 "$work" "$seeds" \
+            -artifact_prefix="$out/${name}-" -print_final_stats=1 ${FUZZ_FLAGS:-} "$work" "$seeds" \
             > "$out/$name.log" 2>&1; then
         echo "fuzz: $name FAILED; log $out/$name.log, input $out/${name}-*" >&2
         grep -E 'ERROR|SUMMARY|runtime error' "$out/$name.log" | head -n 20 >&2 || true
