@@ -10,7 +10,7 @@ ALL_CFLAGS = $(CFLAGS_BASE) $(CFLAGS)
 ZYDIS_LIB = $(ZYDIS_DIR)/libZydis.a
 STATIC  ?= -static
 
-SRC     := $(wildcard src/*.c src/asm/*.c src/pmu/*.c)
+SRC     := $(wildcard src/*.c src/asm/*.c src/pmu/*.c src/mess/*.c)
 GEN_SRC := $(if $(wildcard gen/gentables.c),$(BUILD)/gen/evtables.c)
 OBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRC)) \
            $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(GEN_SRC))
@@ -33,13 +33,19 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # Build-time generator: data/*.txt -> const C tables.
-$(BUILD)/gentables: gen/gentables.c
+# It links src/config.c, the run-time parser, so data files and -config files
+# share one grammar.
+$(BUILD)/gentables: gen/gentables.c src/config.c src/events.h src/evdb_tables.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 $< -o $@
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -Isrc gen/gentables.c src/config.c -o $@
 
 $(BUILD)/gen/evtables.c: $(BUILD)/gentables $(DATA)
 	@mkdir -p $(dir $@)
 	$(BUILD)/gentables -o $@ $(DATA)
+
+# evdb.c needs the generated tables to exist before its objects link; the
+# header it includes is hand-written, so only ordering matters here.
+$(BUILD)/obj/src/evdb.o: | $(BUILD)/gen/evtables.c
 
 $(BUILD)/nb: $(OBJ) $(ZYDIS_LIB)
 	$(CC) $(STATIC) $(ALL_CFLAGS) $(OBJ) $(ZYDIS_LIB) -lm -o $@
@@ -68,7 +74,7 @@ check-data:
 	gen/check_data.sh
 
 bench: $(BUILD)/nb
-	@for b in bench/*; do [ -x "$$b" ] && "$$b"; done
+	@for b in bench/*; do [ -x "$$b" ] && BUILD=$(BUILD) ZYDIS_DIR=$(ZYDIS_DIR) CC=$(CC) "$$b"; done
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/nb $(BUILD)/gentables build/asan build/fuzz

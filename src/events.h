@@ -69,10 +69,35 @@ int config_parse_text(const char *text, const char *file, nb_event_list *list,
 int config_parse_file(const char *path, nb_event_list *list,
                       nb_config_error *err);
 
+/* The one line-walker behind config_parse_text: calls fn for every event line
+ * with the parsed event, the 1-based line number and its description: the
+ * trimmed text after '#' on that line, else the text of a comment-only line
+ * right above it (nanoBench's style), else "".  The build-time generator
+ * keeps it as the event's description.  A nonzero return from fn stops the walk and is
+ * returned.  (Additive to the original contract; used by gen/gentables.c.) */
+typedef int (*config_line_fn)(void *ctx, const nb_event *ev, int line,
+                              const char *comment);
+int config_walk_text(const char *text, const char *file, config_line_fn fn,
+                     void *ctx, nb_config_error *err);
+
+/* Apply nanoBench modifiers ("CMSK=1.INV.EDG", no leading '.') to *ev; used
+ * for event names typed with modifiers (UOPS_ISSUED.ANY.CMSK=1.INV).
+ * (Additive to the original contract.) */
+int event_apply_modifiers(const char *mods, nb_event *ev, nb_config_error *err);
+
 int msr_config_parse_text(const char *text, const char *file,
                           nb_msr_event_list *list, nb_config_error *err);
 int msr_config_parse_file(const char *path, nb_msr_event_list *list,
                           nb_config_error *err);
+
+/* Parse one msr line's spec part ("msr_0xE01=0x2.msr_700=0x4 msr_706"; the
+ * writes may be absent for read-only MSRs such as RAPL energy counters:
+ * "msr_0x611").  (Additive to the original contract.) */
+int msr_event_parse_spec(const char *writes_and_read, nb_msr_event *ev,
+                         nb_config_error *err);
+/* Format an msr event back into config syntax, name included. */
+void msr_event_format(const nb_msr_event *ev, char *buf, size_t buflen);
+int msr_event_list_push(nb_msr_event_list *list, const nb_msr_event *ev);
 
 /* Format an event back into config syntax (no name). */
 void event_format_spec(const nb_event *ev, char *buf, size_t buflen);

@@ -11,8 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sched.h>
+
 #include "asm/asm.h"
+#include "cpu.h"
+#include "events.h"
+#include "evdb.h"
 #include "fileio.h"
+#include "mess/mess.h"
 #include "options.h"
 #include "status.h"
 
@@ -78,6 +84,72 @@ static int emit_code(const char *path, const asm_code *c)
     return 0;
 }
 
+/* Pin nb to -cpu (default: the CPU it starts on) before reading CPUID, so
+ * that on hybrid parts the table matches the core the benchmark runs on. */
+static int pin_cpu(long cpu, int *pinned)
+{
+    if (cpu < 0) {
+        cpu = sched_getcpu();
+        if (cpu < 0)
+            cpu = 0;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        fprintf(stderr, "nb: -cpu %ld: cannot run there (%s)\n", cpu,
+                errno == EINVAL ? "no such online CPU" : strerror(errno));
+        return NB_EUSAGE;
+    }
+    *pinned = (int)cpu;
+    return 0;
+}
+
+static void config_error_print(const nb_config_error *e)
+{
+    if (e->line > 0)
+        fprintf(stderr, "nb: %s:%d: %s\n", e->file, e->line, e->message);
+    else if (e->file[0])
+        fprintf(stderr, "nb: %s: %s\n", e->file, e->message);
+    else
+        fprintf(stderr, "nb: %s\n", e->message);
+}
+
+/* The events to measure: -config FILE | -config all | -events | the table's
+ * common set (or the architectural events on an unknown CPU). */
+static int events_resolve(const nb_options *o, const cpu_info *cpu, const char *uarch,
+                          nb_event_list *ev, nb_msr_event_list *msr)
+{
+    nb_config_error e;
+    memset(&e, 0, sizeof e);
+    int rc = 0;
+    if (o->config && strcmp(o->config, "all") == 0) {
+        if (!uarch) {
+            fprintf(stderr, "nb: -config all: no event table covers this CPU (try -uarch, see -list_uarchs)\n");
+            return NB_EUSAGE;
+        }
+        rc = evdb_events(uarch, EVDB_SET_ALL, ev);
+    } else if (o->config) {
+        rc = config_parse_file(o->config, ev, &e);
+    } else if (o->events) {
+        rc = evdb_parse_events(uarch, o->events, ev, &e);
+    } else {
+        char note[256] = "";
+        rc = evdb_default_events(uarch, cpu->vendor, ev, note, sizeof note);
+        if (note[0])
+            fprintf(stderr, "nb: note: %s\n", note);
+    }
+    if (rc == 0 && o->msr_config) {
+        if (access(o->msr_config, F_OK) == 0)
+            rc = msr_config_parse_file(o->msr_config, msr, &e);
+        else
+            rc = evdb_msr_events(o->msr_config, cpu->vendor, msr, &e);
+    }
+    if (rc)
+        config_error_print(&e);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (getuid() != geteuid() || getgid() != getegid()) {
@@ -91,12 +163,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: nb -asm \"<code>\" [options]   (nb -help lists them)\n");
         return NB_EXIT_USAGE;
     }
+    /* -mess is its own command with its own options. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-mess") == 0 || strcmp(argv[i], "--mess") == 0)
+            return nb_status_exit_code(mess_main(argc, argv, 1));
     if (options_parse(argc, argv, 1, &o, err, sizeof err) != 0) {
         fprintf(stderr, "nb: %s\n", err);
         return NB_EXIT_USAGE;
     }
     if (o.help) {
         options_print_help(stdout);
+              printf("\n");
+        mess_print_help(stdout);
         printf("\nExit codes:\n");
 #define NB_X(name, code, text) printf("  %d  %s\n", code, text);
         NB_EXIT_LIST(NB_X)
@@ -106,6 +184,30 @@ int main(int argc, char **argv)
     if (o.version) {
         printf("nb %s\n", NB_VERSION);
         return NB_EXIT_OK;
+    }
+
+    if (o.list_uarchs)
+        return evdb_list_uarchs(stdout) < 0 ? NB_EXIT_SYSTEM : NB_EXIT_OK;
+
+    int rc, pinned = -1;
+    if ((rc = pin_cpu(o.cpu, &pinned)) != 0)
+        return nb_status_exit_code(rc);
+    cpu_info cpu;
+    cpu_detect(&cpu);
+    const char *uarch = NULL;
+    nb_config_error cerr;
+    memset(&cerr, 0, sizeof cerr);
+    if (evdb_select(&cpu, o.uarch, &uarch, &cerr) != 0) {
+        config_error_print(&cerr);
+        return NB_EXIT_USAGE;
+    }
+    if (o.list_events) {
+        if (!uarch) {
+            fprintf(stderr, "nb: -list_events: no event table covers this CPU (name one with -uarch; see -list_uarchs)\n");
+            return NB_EXIT_USAGE;
+        }
+        int n = evdb_list_events(stdout, uarch, o.list_events_filter);
+        return n < 0 ? nb_status_exit_code(n) : NB_EXIT_OK;
     }
 
     fragment fr[FRAG_COUNT] = {
@@ -118,7 +220,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < FRAG_COUNT; i++)
         if (fr[i].code_path)
             fr[i].origin = code_origin[i];
-    int rc = 0;
     for (int i = 0; i < FRAG_COUNT && rc == 0; i++)
         rc = fragment_load(&fr[i]);
     /* Init fragments may be empty; the benchmarked code may not: with no
@@ -144,8 +245,15 @@ int main(int argc, char **argv)
             asm_print_listing(stdout, &fr[i].code);
         }
     } else if (rc == 0) {
-        fprintf(stderr, "nb: measurement is not built into this version yet\n");
-        rc = NB_EUNSUPPORTED;
+        nb_event_list ev = {0};
+        nb_msr_event_list msr = {0};
+        rc = events_resolve(&o, &cpu, uarch, &ev, &msr);
+        if (rc == 0) {
+            fprintf(stderr, "nb: measurement is not built into this version yet\n");
+            rc = NB_EUNSUPPORTED;
+        }
+        event_list_free(&ev);
+        msr_event_list_free(&msr);
     }
 
     for (int i = 0; i < FRAG_COUNT; i++)

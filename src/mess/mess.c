@@ -1,0 +1,681 @@
+/* nb mess: the -mess command: options, the measurement loop, the outputs.
+ *
+ * The loop follows Mess's workflow: the whole set of points is measured once
+ * per repetition (so slow drifts spread over the repetitions instead of
+ * biasing one point); each point first sets the generators' mix and padding,
+ * waits a settling time, measures the core clock under that load, then runs
+ * the chase for a time window while reading the generators' byte counts at
+ * both ends.  The unloaded point (generators asleep) opens each repetition.
+ *
+ * The chase runs on the calling thread, pinned for the run; its affinity and
+ * the SIGINT/SIGTERM handlers are restored before returning.  A signal only
+ * sets a flag: the current window is abandoned and what was measured so far
+ * is reduced and written as usual. */
+#include "mess/mess.h"
+
+#include <cpuid.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "status.h"
+
+#define MIB (1024.0 * 1024.0)
+#define MAX_LIST 256
+#define MAX_REPS 64
+
+static const int default_mixes[] = { 100, 80, 60, 50, 40, 20, 0 };
+/* NOP padding per access; on the development VM one generator goes from
+ * saturated (0) through every decade of bandwidth to about 0.01 GB/s (16384). */
+static const int default_pads[] = { 0, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256,
+                                    512, 1024, 4096, 16384 };
+
+typedef struct opts {
+    size_t chase_bytes, gen_bytes;    /* 0: default */
+    int chase_cpu;                    /* -1: default */
+    int gen_cpus[MAX_LIST], ngen;     /* ngen -1: default */
+    int mixes[MAX_LIST], nmix;
+    int pads[MAX_LIST], npad;
+    int reps;
+    double settle_ms, window_ms;
+    enum mess_pad pad_kind;
+    int sg_window, sg_order;
+    const char *out;
+    bool huge, unloaded_only, quiet;
+    uint64_t seed;
+} opts;
+
+void mess_print_help(FILE *f)
+{
+    fputs("Memory bandwidth-latency curves (the Mess benchmark's method): nb -mess [options]\n"
+          "  -mess_size SIZE        pointer-chase buffer (K/M/G suffixes); default 2x the\n"
+          "                         last-level cache from CPUID, at least 64M\n"
+          "  -mess_gen_size SIZE    buffer of each generator; default max(2x LLC / generators, 64M)\n"
+          "  -mess_cpu N            CPU of the pointer chase; default the first allowed CPU\n"
+          "  -mess_gen_cpus LIST    generator CPUs, e.g. 1,2,4-7; default every other allowed CPU\n"
+          "  -mess_mixes LIST       read percentages, one curve each; default 100,80,60,50,40,20,0\n"
+          "  -mess_pads LIST        padding instructions per access, one point each;\n"
+          "                         default 0,2,4,6,8,12,16,24,32,48,64,96,128,256,512,1024,\n"
+          "                         4096,16384 (0 = saturated)\n"
+          "  -mess_pad nop|pause    padding instruction; default nop\n"
+          "  -mess_reps N           repetitions of every point (1..64); default 3\n"
+          "  -mess_settle MS        settling time before each point; default 50\n"
+          "  -mess_time MS          chase window per point; default 100\n"
+          "  -mess_sg W[,ORDER]     Savitzky-Golay window (odd) and order; default 5,2\n"
+          "  -mess_out PREFIX       writes PREFIX.csv, PREFIX.json, PREFIX.svg; default mess\n"
+          "  -mess_no_huge          do not ask for transparent huge pages\n"
+          "  -mess_unloaded         measure the unloaded latency only (no generators)\n"
+          "  -mess_seed N           seed of the chase order; default 1\n"
+          "  -mess_quiet            no progress line\n"
+          "  -mess_help             this list\n"
+          "Bandwidth is counted by the generators themselves (64 B per line loaded, 128 B per\n"
+          "line stored: write-allocate read + write-back); no uncore counters are used.\n",
+          f);
+}
+
+static int usage(const char *opt, const char *what, const char *val)
+{
+    fprintf(stderr, "nb: %s: %s%s%s%s\n", opt, what, val ? " '" : "", val ? val : "",
+            val ? "'" : "");
+    return NB_EUSAGE;
+}
+
+static int parse_size(const char *opt, const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned long long mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1ull << 10; end++; break;
+    case 'm': case 'M': mul = 1ull << 20; end++; break;
+    case 'g': case 'G': mul = 1ull << 30; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (errno || end == s || *end || *s == '-' || v == 0 || v > (1ull << 40) / mul)
+        return usage(opt, "expects a size such as 256M, got", s);
+    *out = (size_t)(v * mul);
+    return NB_OK;
+}
+
+static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        char what[96];
+        snprintf(what, sizeof what, "expects an integer in %ld..%ld, got", lo, hi);
+        return usage(opt, what, s);
+    }
+    *out = (int)v;
+    return NB_OK;
+}
+
+/* "a,b,c-d": integers in lo..hi, ranges allowed when ranges is set. */
+static int parse_list(const char *opt, const char *s, long lo, long hi, bool ranges,
+                      int *out, int *n)
+{
+    *n = 0;
+    const char *p = s;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || errno || a < lo || a > hi)
+            goto bad;
+        b = a;
+        if (ranges && *end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || errno || b < a || b > hi)
+                goto bad;
+        }
+        for (long v = a; v <= b; v++) {
+            if (*n >= MAX_LIST)
+                return usage(opt, "has more than 256 entries:", s);
+            out[(*n)++] = (int)v;
+        }
+        if (*end == 0)
+            return NB_OK;
+        if (*end != ',')
+            goto bad;
+        p = end + 1;
+    }
+bad:;
+    char what[128];
+    snprintf(what, sizeof what, "expects a comma-separated list of integers in %ld..%ld, got",
+             lo, hi);
+    return usage(opt, what, s);
+}
+
+static int parse_opts(int argc, char **argv, int first, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->chase_cpu = -1;
+    o->ngen = -1;
+    memcpy(o->mixes, default_mixes, sizeof default_mixes);
+    o->nmix = (int)(sizeof default_mixes / sizeof *default_mixes);
+    memcpy(o->pads, default_pads, sizeof default_pads);
+    o->npad = (int)(sizeof default_pads / sizeof *default_pads);
+    o->reps = 3;
+    o->settle_ms = 50;
+    o->window_ms = 100;
+    o->pad_kind = MESS_PAD_NOP;   /* Mess pads with NOPs: fine steps */
+    o->sg_window = 5;
+    o->sg_order = 2;
+    o->out = "mess";
+    o->huge = true;
+    o->seed = 1;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-mess") == 0)
+            continue;
+        if (strcmp(a, "-mess_help") == 0) {
+            mess_print_help(stdout);
+            return 1;
+        }
+        if (strcmp(a, "-mess_no_huge") == 0) { o->huge = false; continue; }
+        if (strcmp(a, "-mess_unloaded") == 0) { o->unloaded_only = true; continue; }
+        if (strcmp(a, "-mess_quiet") == 0) { o->quiet = true; continue; }
+        if (strncmp(a, "-mess_", 6) != 0)
+            return usage(a, "is not a -mess option (see -mess_help)", NULL);
+        if (i + 1 >= argc)
+            return usage(a, "needs a value", NULL);
+        const char *v = argv[++i];
+        int st = NB_OK, t;
+        if (strcmp(a, "-mess_size") == 0)
+            st = parse_size(a, v, &o->chase_bytes);
+        else if (strcmp(a, "-mess_gen_size") == 0)
+            st = parse_size(a, v, &o->gen_bytes);
+        else if (strcmp(a, "-mess_cpu") == 0)
+            st = parse_int(a, v, 0, CPU_SETSIZE - 1, &o->chase_cpu);
+        else if (strcmp(a, "-mess_gen_cpus") == 0)
+            st = parse_list(a, v, 0, CPU_SETSIZE - 1, true, o->gen_cpus, &o->ngen);
+        else if (strcmp(a, "-mess_mixes") == 0)
+            st = parse_list(a, v, 0, 100, false, o->mixes, &o->nmix);
+        else if (strcmp(a, "-mess_pads") == 0)
+            st = parse_list(a, v, 0, 1000000, false, o->pads, &o->npad);
+        else if (strcmp(a, "-mess_pad") == 0) {
+            if (strcmp(v, "pause") == 0)
+                o->pad_kind = MESS_PAD_PAUSE;
+            else if (strcmp(v, "nop") == 0)
+                o->pad_kind = MESS_PAD_NOP;
+            else
+                st = usage(a, "expects pause or nop, got", v);
+        } else if (strcmp(a, "-mess_reps") == 0)
+            st = parse_int(a, v, 1, MAX_REPS, &o->reps);
+        else if (strcmp(a, "-mess_settle") == 0) {
+            st = parse_int(a, v, 0, 600000, &t);
+            o->settle_ms = t;
+        } else if (strcmp(a, "-mess_time") == 0) {
+            st = parse_int(a, v, 1, 600000, &t);
+            o->window_ms = t;
+        } else if (strcmp(a, "-mess_sg") == 0) {
+            int l[MAX_LIST], n;
+            st = parse_list(a, v, 0, 99, false, l, &n);
+            if (st == 0 && (n > 2 || l[0] % 2 == 0 || (n == 2 && (l[1] >= l[0] || l[1] > 6))))
+                st = usage(a, "expects an odd window and an order below it (at most 6), got", v);
+            if (st == 0) {
+                o->sg_window = l[0];
+                o->sg_order = n == 2 ? l[1] : (l[0] > 2 ? 2 : l[0] - 1);
+            }
+        } else if (strcmp(a, "-mess_out") == 0) {
+            if (!*v)
+                st = usage(a, "expects a file prefix", NULL);
+            o->out = v;
+        } else if (strcmp(a, "-mess_seed") == 0) {
+            char *end;
+            errno = 0;
+            o->seed = strtoull(v, &end, 0);
+            if (errno || end == v || *end)
+                st = usage(a, "expects an integer, got", v);
+        } else
+            st = usage(a, "is not a -mess option (see -mess_help)", NULL);
+        if (st)
+            return st;
+    }
+    return NB_OK;
+}
+
+static void read_line(const char *path, char *buf, size_t n)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (fgets(buf, (int)n, f))
+        buf[strcspn(buf, "\n")] = 0;
+    fclose(f);
+}
+
+static void fingerprint(mess_machine *m, int cpu)
+{
+    unsigned a, b, c, d;
+    memset(m, 0, sizeof *m);
+    __cpuid(0, a, b, c, d);
+    memcpy(m->vendor, &b, 4);
+    memcpy(m->vendor + 4, &d, 4);
+    memcpy(m->vendor + 8, &c, 4);
+    __cpuid(1, a, b, c, d);
+    unsigned fam = (a >> 8) & 15, model = (a >> 4) & 15;
+    if (fam == 15)
+        fam += (a >> 20) & 0xff;
+    if (fam == 6 || fam >= 15)
+        model |= ((a >> 16) & 15) << 4;
+    m->family = fam;
+    m->model = model;
+    m->stepping = a & 15;
+    __cpuid(0x80000000, a, b, c, d);
+    if (a >= 0x80000004) {
+        unsigned r[12];
+        for (unsigned i = 0; i < 3; i++)
+            __cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
+        memcpy(m->brand, r, 48);
+        char *s = m->brand;
+        while (*s == ' ')
+            s++;
+        memmove(m->brand, s, strlen(s) + 1);
+        for (size_t n = strlen(m->brand); n && m->brand[n - 1] == ' '; n--)
+            m->brand[n - 1] = 0;
+    }
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(m->kernel, sizeof m->kernel, "%s", u.release);
+    char buf[64], path[96];
+    read_line("/sys/devices/system/cpu/smt/active", buf, sizeof buf);
+    m->smt = buf[0] == '1' ? 1 : buf[0] == '0' ? 0 : -1;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
+    read_line(path, m->governor, sizeof m->governor);
+    m->llc_bytes = mess_llc_bytes(&m->llc_source);
+}
+
+static size_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[128];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return (size_t)kb * 1024;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sleep_ms(double ms)
+{
+    double end = mono_s() + ms / 1000;
+    while (!stop_flag) {
+        double left = end - mono_s();
+        if (left <= 0)
+            break;
+        if (left > 0.01)
+            left = 0.01;   /* wake often enough to see Ctrl-C */
+        struct timespec ts = { 0, (long)(left * 1e9) };
+        nanosleep(&ts, NULL);
+    }
+}
+
+#define CHUNK 256   /* loads timed together: ~50 us from memory */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct run_ctx {
+    uint32_t *chunk, *sorted;   /* per-chunk TSC ticks of one window */
+    size_t nchunk;              /* capacity: a window of 2 ns loads */
+    mess_result *r;
+    mess_traffic *t;
+    void *chase;
+    double tsc_ghz;
+    bool progress;
+    double t0;
+} run_ctx;
+
+/* One measurement of point p under the load currently set. */
+static bool measure(run_ctx *c, mess_point *p)
+{
+    mess_result *r = c->r;
+    sleep_ms(r->settle_ms);
+    if (stop_flag)
+        return false;
+    double core = mess_core_ghz(c->tsc_ghz);
+    uint64_t window = (uint64_t)(r->window_ms * 1e6 * c->tsc_ghz);
+    uint64_t b0 = c->t ? mess_traffic_bytes(c->t) : 0;
+    uint64_t t0 = mess_tsc(), t1, prev = t0;
+    size_t n = 0;
+    do {
+        c->chase = mess_chase_walk(c->chase, CHUNK);
+        t1 = mess_tsc();
+        c->chunk[n++] = (uint32_t)(t1 - prev < UINT32_MAX ? t1 - prev : UINT32_MAX);
+        prev = t1;
+    } while (t1 - t0 < window && n < c->nchunk && !stop_flag);
+    uint64_t b1 = c->t ? mess_traffic_bytes(c->t) : 0;
+    if (stop_flag)
+        return false;
+    /* A chunk that took more than twice the median was preempted or hit an
+     * interrupt (the CPUs may be shared): its time is not load latency. */
+    memcpy(c->sorted, c->chunk, n * sizeof *c->chunk);
+    qsort(c->sorted, n, sizeof *c->sorted, cmp_u32);
+    uint64_t limit = 2 * (uint64_t)c->sorted[n / 2], sum = 0, kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c->chunk[i] <= limit) {
+            sum += c->chunk[i];
+            kept++;
+        }
+    r->chunks += n;
+    r->chunks_dropped += n - kept;
+    double ns = (double)(t1 - t0) / c->tsc_ghz;
+    int k = p->reps++;
+    p->rep_ns[k] = (double)sum / c->tsc_ghz / (double)(kept * CHUNK);
+    p->rep_cyc[k] = p->rep_ns[k] * core;
+    p->rep_bw[k] = (double)(b1 - b0) / ns;   /* bytes per ns = GB/s */
+    r->measured++;
+    if (c->progress) {
+        double el = mono_s() - c->t0, eta = el / r->measured * (r->total - r->measured);
+        fprintf(stderr, "\rnb -mess: %d/%d points, ETA %d:%02d   ", r->measured, r->total,
+                (int)eta / 60, (int)eta % 60);
+    }
+    return true;
+}
+
+static int run(run_ctx *c)
+{
+    mess_result *r = c->r;
+    /* Warm up: caches, TLBs and the clock reach their steady state. */
+    uint64_t w0 = mess_tsc();
+    while (mess_tsc() - w0 < (uint64_t)(200e6 * c->tsc_ghz) && !stop_flag)
+        c->chase = mess_chase_walk(c->chase, CHUNK);
+    for (int rep = 0; rep < r->reps && !stop_flag; rep++) {
+        if (c->t)
+            mess_traffic_set(c->t, 100, -1, r->pad_kind);
+        if (!measure(c, &r->unloaded))
+            break;
+        if (rep == 0)
+            r->m.core_ghz = r->unloaded.rep_cyc[0] / r->unloaded.rep_ns[0];
+        for (int m = 0; m < r->nmix && !stop_flag; m++)
+            for (int p = 0; p < r->npad && !stop_flag; p++) {
+                mess_traffic_set(c->t, r->mixes[m], r->pads[p], r->pad_kind);
+                measure(c, &r->pts[m * r->npad + p]);
+            }
+    }
+    if (c->t)
+        mess_traffic_set(c->t, 100, -1, r->pad_kind);
+    if (c->progress)
+        fputc('\n', stderr);
+    return NB_OK;
+}
+
+static int alloc_point(mess_point *p, int read_pct, int pad, int reps)
+{
+    memset(p, 0, sizeof *p);
+    p->read_pct = read_pct;
+    p->pad = pad;
+    p->rep_bw = calloc((size_t)reps * 3, sizeof(double));
+    if (!p->rep_bw)
+        return NB_ENOMEM;
+    p->rep_ns = p->rep_bw + reps;
+    p->rep_cyc = p->rep_ns + reps;
+    return NB_OK;
+}
+
+static void free_result(mess_result *r)
+{
+    free(r->unloaded.rep_bw);
+    if (r->pts)
+        for (int i = 0; i < r->nmix * r->npad; i++)
+            free(r->pts[i].rep_bw);
+    free(r->pts);
+}
+
+static int write_file(const char *prefix, const char *ext, const mess_result *r,
+                      int (*fn)(FILE *, const mess_result *))
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s.%s", prefix, ext) >= (int)sizeof path)
+        return usage("-mess_out", "is too long:", prefix);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "nb: -mess_out: cannot write %s: %s\n", path, strerror(errno));
+        return NB_ESYSTEM;
+    }
+    int st = fn(f, r);
+    if (fclose(f) != 0 && st == 0)
+        st = NB_ESYSTEM;
+    if (st)
+        fprintf(stderr, "nb: -mess_out: error writing %s\n", path);
+    return st;
+}
+
+static void summary(const mess_result *r, const opts *o)
+{
+    printf("mess: unloaded latency: %.1f ns (%.0f core cycles at %.2f GHz; TSC %.3f GHz)\n",
+           r->unloaded.ns, r->unloaded.cyc, r->m.core_ghz, r->m.tsc_ghz);
+    if (!isnan(r->peak_bw)) {
+        printf("mess: peak bandwidth: %.2f GB/s (%d%% read, pad %d), latency there %.1f ns\n",
+               r->peak_bw, r->peak_mix, r->peak_pad, r->peak_ns);
+        printf("mess: latency at 90%% of peak (%.2f GB/s): %.1f ns\n", 0.9 * r->peak_bw,
+               r->lat90_ns);
+    }
+    printf("mess: chase %.0f MiB on CPU %d, huge pages %s", r->chase_bytes / MIB, r->chase_cpu,
+           !o->huge ? "not asked" : r->chase_huge < 0 ? "unknown" : "");
+    if (o->huge && r->chase_huge >= 0)
+        printf("%.0f%%", 100 * r->chase_huge);
+    if (r->ngen) {
+        printf("; %d generator(s) x %.0f MiB, huge pages ", r->ngen, r->gen_bytes / MIB);
+        if (r->gen_huge >= 0 && o->huge)
+            printf("%.0f%%", 100 * r->gen_huge);
+        else
+            printf("%s", o->huge ? "unknown" : "not asked");
+    }
+    printf("\nmess: bandwidth from the generators' byte counts (no uncore counters)\n");
+    printf("mess: %d of %d measurements in %.1f s%s\n", r->measured, r->total, r->seconds,
+           r->interrupted ? " (interrupted)" : "");
+}
+
+int mess_main(int argc, char **argv, int first)
+{
+    opts o;
+    int st = parse_opts(argc, argv, first, &o);
+    if (st)
+        return st > 0 ? NB_OK : st;
+
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed)) {
+        fprintf(stderr, "nb: -mess: cannot read the CPU affinity: %s\n", strerror(errno));
+        return NB_ESYSTEM;
+    }
+    if (o.chase_cpu < 0)
+        for (int i = 0; i < CPU_SETSIZE && o.chase_cpu < 0; i++)
+            if (CPU_ISSET(i, &allowed))
+                o.chase_cpu = i;
+    if (!CPU_ISSET(o.chase_cpu, &allowed)) {
+        fprintf(stderr, "nb: -mess_cpu: CPU %d is not available to nb\n", o.chase_cpu);
+        return NB_EUSAGE;
+    }
+    if (o.unloaded_only)
+        o.ngen = 0;
+    else if (o.ngen < 0) {
+        o.ngen = 0;
+        for (int i = 0; i < CPU_SETSIZE && o.ngen < MAX_LIST; i++)
+            if (CPU_ISSET(i, &allowed) && i != o.chase_cpu)
+                o.gen_cpus[o.ngen++] = i;
+        if (o.ngen == 0) {
+            fprintf(stderr, "nb: -mess: only CPU %d is available; the generators need another "
+                            "(-mess_unloaded measures latency alone)\n", o.chase_cpu);
+            return NB_EUNSUPPORTED;
+        }
+    } else
+        for (int i = 0; i < o.ngen; i++)
+            if (o.gen_cpus[i] == o.chase_cpu || !CPU_ISSET(o.gen_cpus[i], &allowed)) {
+                fprintf(stderr, "nb: -mess_gen_cpus: CPU %d is %s\n", o.gen_cpus[i],
+                        o.gen_cpus[i] == o.chase_cpu ? "the chase CPU" : "not available to nb");
+                return NB_EUSAGE;
+            }
+
+    mess_result r;
+    memset(&r, 0, sizeof r);
+    fingerprint(&r.m, o.chase_cpu);
+    size_t llc = r.m.llc_bytes ? r.m.llc_bytes : (size_t)128 << 20;
+    size_t min_size = (size_t)64 << 20;
+    bool chase_default = o.chase_bytes == 0, gen_default = o.gen_bytes == 0;
+    if (chase_default)
+        o.chase_bytes = 2 * llc > min_size ? 2 * llc : min_size;
+    if (gen_default) {
+        size_t g = o.ngen ? 2 * llc / (size_t)o.ngen : 0;
+        o.gen_bytes = g > min_size ? g : min_size;
+    }
+    /* Stay within half of the available memory: shrink defaults, refuse
+     * explicit sizes that do not fit. */
+    size_t avail = mem_available() / 2;
+    size_t need = o.chase_bytes + (size_t)o.ngen * o.gen_bytes;
+    if (avail && need > avail) {
+        if (!chase_default || !gen_default) {
+            fprintf(stderr, "nb: -mess_size/-mess_gen_size: %.0f MiB in all exceeds half of the "
+                            "available memory (%.0f MiB)\n", need / MIB, avail / MIB);
+            return NB_ENOMEM;
+        }
+        double f = (double)avail / (double)need;
+        o.chase_bytes = (size_t)(o.chase_bytes * f);
+        o.gen_bytes = (size_t)(o.gen_bytes * f);
+    }
+    o.chase_bytes = o.chase_bytes / 64 * 64;
+    if (o.chase_bytes < 128)
+        return usage("-mess_size", "must be at least 128 bytes", NULL);
+
+    r.chase_bytes = o.chase_bytes;
+    r.gen_bytes = o.ngen ? o.gen_bytes : 0;
+    r.chase_cpu = o.chase_cpu;
+    r.ngen = o.ngen;
+    r.gen_cpus = o.gen_cpus;
+    r.nmix = o.unloaded_only ? 0 : o.nmix;
+    r.npad = o.unloaded_only ? 0 : o.npad;
+    r.mixes = o.mixes;
+    r.pads = o.pads;
+    r.reps = o.reps;
+    r.settle_ms = o.settle_ms;
+    r.window_ms = o.window_ms;
+    r.pad_kind = o.pad_kind;
+    r.sg_window = o.sg_window;
+    r.sg_order = o.sg_order;
+    r.chase_huge = r.gen_huge = -1;
+    r.total = o.reps * (1 + r.nmix * r.npad);
+    r.pts = calloc((size_t)(r.nmix * r.npad > 0 ? r.nmix * r.npad : 1), sizeof *r.pts);
+    st = r.pts ? alloc_point(&r.unloaded, -1, MESS_UNLOADED, o.reps) : NB_ENOMEM;
+    for (int m = 0; m < r.nmix && st == 0; m++)
+        for (int p = 0; p < r.npad && st == 0; p++)
+            st = alloc_point(&r.pts[m * r.npad + p], o.mixes[m], o.pads[p], o.reps);
+    if (st) {
+        fprintf(stderr, "nb: -mess: out of memory for the results\n");
+        free_result(&r);
+        return st;
+    }
+
+    /* Pin the chase (this thread) for the run; restored below. */
+    CPU_ZERO(&one);
+    CPU_SET(o.chase_cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one)) {
+        fprintf(stderr, "nb: -mess_cpu: cannot pin to CPU %d: %s\n", o.chase_cpu, strerror(errno));
+        free_result(&r);
+        return NB_ESYSTEM;
+    }
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    stop_flag = 0;
+    sigaction(SIGINT, NULL, &old_int);
+    sigaction(SIGTERM, NULL, &old_term);
+    /* A signal the caller ignores (a background job's SIGINT) stays ignored. */
+    if (old_int.sa_handler != SIG_IGN)
+        sigaction(SIGINT, &sa, NULL);
+    if (old_term.sa_handler != SIG_IGN)
+        sigaction(SIGTERM, &sa, NULL);
+
+    double start = mono_s();
+    run_ctx c = { .r = &r, .progress = !o.quiet && isatty(2), .t0 = start };
+    mess_buf chase;
+    st = mess_buf_alloc(&chase, o.chase_bytes, o.huge);
+    if (st == 0) {
+        if (c.progress)
+            fprintf(stderr, "nb -mess: building a %.0f MiB chase and %d generator buffer(s)...",
+                    o.chase_bytes / MIB, o.ngen);
+        st = mess_chase_init(&chase, o.seed, &c.chase);
+        r.chase_huge = mess_buf_huge_fraction(&chase);
+        if (st == 0 && o.ngen) {
+            st = mess_traffic_start(&c.t, o.gen_cpus, o.ngen, o.gen_bytes, o.huge);
+            if (st == 0)
+                r.gen_huge = mess_traffic_huge_fraction(c.t);
+        }
+        if (c.progress)
+            fputc('\n', stderr);
+        if (st == 0) {
+            c.tsc_ghz = mess_tsc_ghz();
+            r.m.tsc_ghz = c.tsc_ghz;
+            c.nchunk = (size_t)(o.window_ms * 1e6 / (2.0 * CHUNK)) + 16;
+            c.chunk = malloc(2 * c.nchunk * sizeof *c.chunk);
+            c.sorted = c.chunk + c.nchunk;
+            c.t0 = mono_s();
+            st = c.chunk ? run(&c) : NB_ENOMEM;
+            free(c.chunk);
+        }
+        mess_traffic_stop(c.t);
+        mess_buf_free(&chase);
+    }
+    r.seconds = mono_s() - start;
+    r.interrupted = stop_flag != 0;
+
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sched_setaffinity(0, sizeof allowed, &allowed);
+
+    if (st == 0 || r.measured > 0) {
+        mess_result_reduce(&r);
+        int w = write_file(o.out, "csv", &r, mess_write_csv);
+        if (w == 0)
+            w = write_file(o.out, "json", &r, mess_write_json);
+        if (w == 0)
+            w = write_file(o.out, "svg", &r, mess_write_svg);
+        if (st == 0)
+            st = w;
+        if (r.measured > 0)
+            summary(&r, &o);
+        if (w == 0)
+            printf("mess: wrote %s.csv, %s.json, %s.svg\n", o.out, o.out, o.out);
+        if (r.interrupted)
+            fprintf(stderr, "nb: -mess: interrupted after %d of %d measurements; wrote what "
+                            "was measured\n", r.measured, r.total);
+    }
+    free_result(&r);
+    return st;
+}

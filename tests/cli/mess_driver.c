@@ -1,0 +1,11 @@
+/* Test driver for the -mess command while main.c does not dispatch to it:
+ * `mess_driver [options]` == `nb -mess [options]` (exit status simplified:
+ * 0, or 1 for any error, 2 for a usage error). */
+#include "mess/mess.h"
+#include "status.h"
+
+int main(int argc, char **argv)
+{
+    int st = mess_main(argc, argv, 1);
+    return st == 0 ? 0 : st == NB_EUSAGE ? 2 : 1;
+}
