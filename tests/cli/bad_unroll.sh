@@ -9,10 +9,10 @@ if [[ $probe == *"not built"* ]]; then
     echo "nb cannot measure yet (needs the engine): $(printf '%s' "$probe" | head -n1)"
     exit 77
 fi
-# 15-byte instruction x 100M copies = 1.5 GB of code (x2 outside basic mode).
+# A 9-byte instruction x 100M copies = 900 MB of code (x2 outside basic mode).
 big='mov rax, qword ptr fs:[r8+r9*8+0x12345678]'
 bad_expect 2 "-unroll_count" -asm "$big" -unroll_count 100000000 -backend tsc
-# 1000 copies in the snippet itself: 1.5 TB.
+# 1000 copies in the snippet itself: 900 GB.
 bad_expect 2 "-unroll_count" -asm "1000*|$big|" -unroll_count 100000000 -backend tsc
 bad_expect 2 "-unroll_count" -asm "1000000*|$big|" -unroll_count 100000000 -basic_mode -backend tsc
 bad_finish
