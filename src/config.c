@@ -352,6 +352,10 @@ int config_parse_text(const char *text, const char *file, nb_event_list *list,
     return config_walk_text(text, file, push_cb, list, err);
 }
 
+/* The largest config nanoBench ships is ~160 KB; the limit only keeps
+ * `-config /dev/zero` or a wrong huge file from eating all memory. */
+#define CONFIG_FILE_MAX (16u << 20)
+
 /* Read a whole file; *out is malloc'd and NUL-terminated. */
 static int slurp(const char *path, char **out, nb_config_error *err)
 {
@@ -372,6 +376,11 @@ static int slurp(const char *path, char **out, nb_config_error *err)
     while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
         n += got;
         if (cap - n - 1 == 0) {
+            if (cap >= CONFIG_FILE_MAX) {
+                free(buf);
+                fclose(f);
+                return fail(err, "larger than the limit of %u bytes for a config file", CONFIG_FILE_MAX);
+            }
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
                 free(buf);
@@ -383,10 +392,11 @@ static int slurp(const char *path, char **out, nb_config_error *err)
         }
     }
     bool bad = ferror(f);
+    int read_errno = errno;
     fclose(f);
     if (bad) {
         free(buf);
-        return fail(err, "read error");
+        return fail(err, "read error: %s", strerror(read_errno));   /* e.g. a directory */
     }
     buf[n] = '\0';
     if (memchr(buf, '\0', n)) {

@@ -75,7 +75,7 @@ static int emit_code(const char *path, const asm_code *c)
     }
     FILE *f = fopen(path, "wb");
     if (!f) {
-        perror(path);
+        fprintf(stderr, "nb: -emit %s: %s\n", path, strerror(errno));
         return NB_ESYSTEM;
     }
     size_t w = fwrite(c->bytes, 1, c->size, f);
@@ -258,6 +258,17 @@ int main(int argc, char **argv)
             fr[i].origin = code_origin[i];
     for (int i = 0; i < FRAG_COUNT && rc == 0; i++)
         rc = fragment_load(&fr[i]);
+    /* Init fragments may be empty; the benchmarked code may not: with no
+     * bytes there is nothing to unroll and every result would be overhead. */
+    if (rc == 0 && (o.asm_code || o.code) && fr[FRAG_CODE].code.size == 0) {
+        if (o.asm_code) {
+            fprintf(stderr, "nb: option -asm: no instructions (only blanks, comments or labels)\n");
+            rc = NB_EUSAGE;
+        } else {
+            fprintf(stderr, "nb: -code: %s: empty file\n", o.code);
+            rc = NB_EINPUT;
+        }
+    }
 
     if (rc == 0 && o.emit)
         rc = emit_code(o.emit, &fr[FRAG_CODE].code);

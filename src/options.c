@@ -122,6 +122,11 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    /* Messages quote what the user typed; a newline or terminal escape in
+     * it must not turn the one-line diagnostic into several lines. */
+    for (char *p = err; errlen && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     return NB_EUSAGE;
 }
 
@@ -223,6 +228,8 @@ static int check_conflicts(const nb_options *o, char *err, size_t errlen)
         return fail(err, errlen, "options -usr 0 and -os 0 together count nothing");
     if (o->emit && !o->asm_code)
         return fail(err, errlen, "option -emit needs -asm");
+    if (o->print_code && !o->asm_code && !o->code)
+        return fail(err, errlen, "option -print_code needs -asm or -code");
     return 0;
 }
 
@@ -233,6 +240,8 @@ int options_parse(int argc, char **argv, int first, nb_options *o, char *err, si
         if (a[0] != '-' || a[1] == '\0')
             return fail(err, errlen, "unexpected argument '%s' (options start with '-')", a);
         const char *name = a + 1 + (a[1] == '-');   /* accept --name too */
+        if (*name == '\0')   /* "--" would otherwise be a prefix of every option */
+            return fail(err, errlen, "unexpected argument '%s' (no option name)", a);
         const opt_def *d = find_option(name, err, errlen);
         if (!d)
             return NB_EUSAGE;

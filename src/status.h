@@ -16,7 +16,8 @@
     X(NB_EXIT_BATCH,   5, "batch finished, but at least one line failed")
 
 enum nb_exit {
-#define NB_X(name, code, text) name = code,
+/* `name` is an enumerator name here and cannot be parenthesised. */
+#define NB_X(name, code, text) name = code, /* NOLINT(bugprone-macro-parentheses) */
     NB_EXIT_LIST(NB_X)
 #undef NB_X
 };

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the cmocka test binaries given as arguments and the command-line tests
+# (with $NB wrapped) under valgrind memcheck.  Any memory error or leak
+# (definite, indirect or possible) fails that test; still-reachable blocks
+# are not leaks.  Prints one line per test and a closing count.
+set -u
+BUILD=${BUILD:-build/vg}
+command -v valgrind > /dev/null || { echo "valgrind not installed"; exit 1; }
+vg=(valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible
+    --errors-for-leak-kinds=definite,indirect,possible --track-origins=yes)
+logdir=$BUILD/valgrind
+rm -rf "$logdir"; mkdir -p "$logdir"
+bad=0; n=0
+for t in "$@"; do
+    n=$((n + 1)); name=$(basename "$t")
+    "${vg[@]}" --log-file="$logdir/$name.%p.log" "$t" > "$logdir/$name.out" 2>&1; rc=$?
+    if [ $rc -ne 0 ] || cat "$logdir/$name".*.log 2>/dev/null | grep -q .; then
+        bad=$((bad + 1)); echo "$name: FAILED (status $rc)"; cat "$logdir/$name".*.log 2>/dev/null | head -n 30
+    else
+        echo "$name: ok"
+    fi
+done
+# nb itself, through a wrapper, for every command-line test.  The wrapper
+# keeps nb's own status; valgrind's report goes to a per-process log.
+wrap=$logdir/nb
+cat > "$wrap" <<WRAP
+#!/bin/sh
+exec ${vg[*]} --log-file=$(realpath "$logdir")/nb.%p.log $(realpath "$BUILD/nb") "\$@"
+WRAP
+chmod 755 "$wrap"
+for c in tests/cli/*.sh; do
+    n=$((n + 1)); name=cli/$(basename "$c" .sh)
+    rm -f "$logdir"/nb.*.log
+    NB=$wrap bash "$c" > "$logdir/$(basename "$c").out" 2>&1; rc=$?
+    reports=$(cat "$logdir"/nb.*.log 2>/dev/null | grep -c .)
+    if [ $rc -eq 77 ]; then echo "$name: skipped: $(tail -n1 "$logdir/$(basename "$c").out")"
+    elif [ $rc -ne 0 ] || [ "$reports" -ne 0 ]; then
+        bad=$((bad + 1)); echo "$name: FAILED (status $rc, $reports valgrind report lines)"
+        cat "$logdir"/nb.*.log 2>/dev/null | head -n 30; tail -n 10 "$logdir/$(basename "$c").out"
+        mkdir -p "$logdir/keep"; cp "$logdir"/nb.*.log "$logdir/keep/" 2>/dev/null
+    else
+        echo "$name: ok"
+    fi
+done
+echo "valgrind: $((n - bad))/$n tests clean"
+[ $bad -eq 0 ]
