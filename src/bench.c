@@ -39,10 +39,10 @@ static int plan_copies(const nb_options *o, const bench_code *c, long copies[2],
     copies[0] = o->basic_mode ? 0 : o->unroll_count;
     copies[1] = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
     if (c->code_len && (unsigned long)copies[1] > CODEGEN_MAX_BYTES / c->code_len) {
-        snprintf(err, errlen, "%ld copies of %zu bytes of code do not fit: the generated code "
-                 "is limited to %u MiB (lower -unroll_count, or use -loop_count)",
-                 copies[1], c->code_len, CODEGEN_MAX_BYTES >> 20);
-        return NB_EINPUT;
+        snprintf(err, errlen, "-unroll_count %ld: %ld copies of %zu bytes of code do not fit: "
+                 "the generated code is limited to %u MiB (lower -unroll_count, or use -loop_count)",
+                 o->unroll_count, copies[1], c->code_len, CODEGEN_MAX_BYTES >> 20);
+        return NB_EUSAGE;
     }
     if (o->n_measurements < 1) {
         snprintf(err, errlen, "-n_measurements must be at least 1");
