@@ -229,7 +229,7 @@ static void test_too_many_copies_refused(void **state)
     o.unroll_count = 100000000;
     bench_result r;
     char err[512] = "";
-    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err), NB_EINPUT);
+    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err), NB_EUSAGE);
     assert_non_null(strstr(err, "limited to 512 MiB"));
 }
 
