@@ -298,3 +298,11 @@ void bench_result_free(bench_result *r)
     r->ev = NULL;
     r->n_ev = 0;
 }
+
+const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, char *why, size_t whylen)
+{
+    pmu_config cfg;
+    config_from(o, cpu, 0, &cfg);
+    const pmu_backend *be = pmu_select(o->backend, &cfg, why, whylen);
+    return be ? be->name : NULL;
+}

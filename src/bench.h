@@ -80,4 +80,8 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen);
 
 void bench_result_free(bench_result *r);
 
+/* The backend bench_run would use with these options (-cpu_info), or NULL
+ * with every backend's refusal in `why`. */
+const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, char *why, size_t whylen);
+
 #endif

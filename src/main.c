@@ -237,6 +237,14 @@ int main(int argc, char **argv)
         config_error_print(&cerr);
         return NB_EXIT_USAGE;
     }
+    if (o.cpu_info) {
+        char why[1024] = "";
+        const char *be = bench_backend_name(&o, &cpu, why, sizeof why);
+        rc = evdb_print_cpu_info(stdout, &cpu, uarch, be ? be : "none");
+        if (why[0])
+            printf("backends refused: %s\n", why);
+        return rc < 0 ? nb_status_exit_code(rc) : NB_EXIT_OK;
+    }
     if (o.list_events) {
         if (!uarch) {
             fprintf(stderr, "nb: -list_events: no event table covers this CPU (name one with -uarch; see -list_uarchs)\n");
