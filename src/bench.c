@@ -79,9 +79,11 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
         for (int run = 0; run < 2; run++)
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;
-        /* -range: the same difference taken over the runs' minima and maxima. */
-        double lo = (stats_min(e->samples[1], n) - stats_min(e->samples[0], n)) / norm;
-        double hi = (stats_max(e->samples[1], n) - stats_max(e->samples[0], n)) / norm;
+        /* -range: the widest per-copy difference the samples allow (second
+         * run's min minus first run's max, and the reverse), so the range
+         * always contains the aggregate. */
+        double lo = (stats_min(e->samples[1], n) - stats_max(e->samples[0], n)) / norm;
+        double hi = (stats_max(e->samples[1], n) - stats_min(e->samples[0], n)) / norm;
         e->min = fmin(lo, hi);
         e->max = fmax(lo, hi);
     }
