@@ -601,16 +601,24 @@ void msr_event_format(const nb_msr_event *ev, char *buf, size_t buflen)
 
 /* ---- lists ---- */
 
+/* Room for one more element in a growable array (both list kinds). */
+static int list_reserve(void **v, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *nv = realloc(*v, ncap * elem);
+    if (!nv)
+        return NB_ENOMEM;
+    *v = nv;
+    *cap = ncap;
+    return 0;
+}
+
 int event_list_push(nb_event_list *list, const nb_event *ev)
 {
-    if (list->n == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 16;
-        nb_event *v = realloc(list->v, cap * sizeof *v);
-        if (!v)
-            return NB_ENOMEM;
-        list->v = v;
-        list->cap = cap;
-    }
+    if (list_reserve((void **)&list->v, list->n, &list->cap, sizeof *list->v))
+        return NB_ENOMEM;
     list->v[list->n++] = *ev;
     return 0;
 }
@@ -624,14 +632,8 @@ void event_list_free(nb_event_list *list)
 
 int msr_event_list_push(nb_msr_event_list *list, const nb_msr_event *ev)
 {
-    if (list->n == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 8;
-        nb_msr_event *v = realloc(list->v, cap * sizeof *v);
-        if (!v)
-            return NB_ENOMEM;
-        list->v = v;
-        list->cap = cap;
-    }
+    if (list_reserve((void **)&list->v, list->n, &list->cap, sizeof *list->v))
+        return NB_ENOMEM;
     list->v[list->n++] = *ev;
     return 0;
 }
