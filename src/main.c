@@ -42,6 +42,22 @@ enum { FRAG_CODE, FRAG_INIT, FRAG_LATE_INIT, FRAG_ONE_TIME_INIT, FRAG_COUNT };
 
 static int fragment_load(fragment *fr)
 {
+    if (fr->asm_text && fr->asm_text[0] == '@') {
+        /* -asm @FILE: the assembly is in FILE (argv is limited to 128 KiB). */
+        char err[512];
+        char *text;
+        int rc = file_read_all(fr->asm_text + 1, CODE_FILE_MAX, true, &text, NULL, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "nb: -%s: %s\n", fr->origin, err);
+            return rc;
+        }
+        asm_error e;
+        rc = asm_assemble(text, &fr->code, &e);
+        if (rc)
+            asm_error_print(stderr, fr->asm_text + 1, &e);
+        free(text);
+        return rc ? NB_EINPUT : 0;
+    }
     if (fr->asm_text) {
         asm_error e;
         if (asm_assemble(fr->asm_text, &fr->code, &e) != 0) {

@@ -45,7 +45,7 @@ typedef struct opt_def {
 
 static const opt_def opts[] = {
     /* code */
-    {"asm", OPT_STRING, OFF(asm_code), 0, 0, 0, NULL, NB, "<code>", "assembly (Intel syntax, ';' or newline separated) to benchmark"},
+    {"asm", OPT_STRING, OFF(asm_code), 0, 0, 0, NULL, NB, "<code>", "assembly (Intel syntax, ';' or newline separated) to benchmark; @FILE reads it from FILE"},
     {"asm_init", OPT_STRING, OFF(asm_init), 0, 0, 0, NULL, NB, "<code>", "assembly run at the start of every benchmark run"},
     {"asm_late_init", OPT_STRING, OFF(asm_late_init), 0, 0, 0, NULL, NB, "<code>", "assembly run right before the benchmarked code"},
     {"asm_one_time_init", OPT_STRING, OFF(asm_one_time_init), 0, 0, 0, NULL, NB, "<code>", "assembly run once before the first run"},
