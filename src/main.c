@@ -238,6 +238,13 @@ int main(int argc, char **argv)
         return NB_EXIT_OK;
     }
 
+    /* Parsed for forward compatibility, not built yet: refuse rather than
+     * silently print text. */
+    if (o.output != OUTPUT_TEXT || o.batch) {
+        fprintf(stderr, "nb: %s is not implemented in this version\n",
+                o.batch ? "-batch" : "-output csv/json");
+        return NB_EXIT_USAGE;
+    }
     if (o.list_uarchs)
         return evdb_list_uarchs(stdout) < 0 ? NB_EXIT_SYSTEM : NB_EXIT_OK;
 
