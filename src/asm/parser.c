@@ -1033,13 +1033,6 @@ static int parse_insn(parser *p)
     return rc;
 }
 
-static uint32_t hash_bytes(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
 
 static int parse_insn_cached(parser *p)
 {
@@ -1052,7 +1045,7 @@ static int parse_insn_cached(parser *p)
         return parse_insn(p);
     uint32_t pos = p->t[p->i].pos;
     uint32_t len = p->t[j - 1].pos + p->t[j - 1].len - pos;
-    uint32_t h = hash_bytes(p->text + pos, len);
+    uint32_t h = hash_name(p->text + pos, len);
     if (p->cache_cap) {
         size_t k = h & (p->cache_cap - 1);
         while (p->cache[k].len) {

@@ -172,6 +172,24 @@ static int cmp_bw(const void *a, const void *b)
     const mess_point *x = *(mess_point *const *)a, *y = *(mess_point *const *)b;
     return (x->bw > y->bw) - (x->bw < y->bw);
 }
+/* The kept points of curve m in c, ordered by bandwidth (a curve runs from
+ * idle to saturated), with their bandwidths in x and latencies in y. */
+static int curve_points(const mess_result *r, int m, mess_point **c, double *x, double *y)
+{
+    int n = 0;
+    for (int p = 0; p < r->npad; p++) {
+        mess_point *pt = &r->pts[m * r->npad + p];
+        if (pt->kept)
+            c[n++] = pt;
+    }
+    qsort(c, (size_t)n, sizeof *c, cmp_bw);
+    for (int i = 0; i < n; i++) {
+        x[i] = c[i]->bw;
+        y[i] = c[i]->ns;
+    }
+    return n;
+}
+
 
 void mess_result_reduce(mess_result *r)
 {
@@ -190,19 +208,9 @@ void mess_result_reduce(mess_result *r)
     double *y = x + r->npad, *xs = y + r->npad, *ys = xs + r->npad;
     int peak_curve = -1;
     for (int m = 0; m < r->nmix; m++) {
-        int n = 0;
-        for (int p = 0; p < r->npad; p++) {
-            mess_point *pt = &r->pts[m * r->npad + p];
-            reduce_point(pt);
-            if (pt->kept)
-                c[n++] = pt;
-        }
-        /* A curve runs from idle to saturated: order by bandwidth. */
-        qsort(c, (size_t)n, sizeof *c, cmp_bw);
-        for (int i = 0; i < n; i++) {
-            x[i] = c[i]->bw;
-            y[i] = c[i]->ns;
-        }
+        for (int p = 0; p < r->npad; p++)
+            reduce_point(&r->pts[m * r->npad + p]);
+        int n = curve_points(r, m, c, x, y);
         if (mess_savgol(x, n, r->sg_window, r->sg_order, xs) == 0 &&
             mess_savgol(y, n, r->sg_window, r->sg_order, ys) == 0)
             for (int i = 0; i < n; i++) {
@@ -219,17 +227,7 @@ void mess_result_reduce(mess_result *r)
             }
     }
     if (peak_curve >= 0) {
-        int n = 0;
-        for (int p = 0; p < r->npad; p++) {
-            mess_point *pt = &r->pts[peak_curve * r->npad + p];
-            if (pt->kept)
-                c[n++] = pt;
-        }
-        qsort(c, (size_t)n, sizeof *c, cmp_bw);
-        for (int i = 0; i < n; i++) {
-            x[i] = c[i]->bw;
-            y[i] = c[i]->ns;
-        }
+        int n = curve_points(r, peak_curve, c, x, y);
         r->lat90_ns = mess_interp(x, y, n, 0.9 * r->peak_bw);
     }
     free(c);

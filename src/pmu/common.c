@@ -93,24 +93,6 @@ int pmu_assign_counters(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_c
     return 0;
 }
 
-static int plan_push(pmu_plan *p, const nb_event *ev, size_t n)
-{
-    pmu_group_plan *g = realloc(p->groups, (p->n_groups + 1) * sizeof *g);
-    if (!g)
-        return NB_ENOMEM;
-    p->groups = g;
-    g = &p->groups[p->n_groups];
-    g->events = NULL;
-    g->n_events = n;
-    if (n) {
-        g->events = malloc(n * sizeof *ev);
-        if (!g->events)
-            return NB_ENOMEM;
-        memcpy(g->events, ev, n * sizeof *ev);
-    }
-    p->n_groups++;
-    return 0;
-}
 
 int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_counters,
                     bool fixed_group, pmu_plan *out)
@@ -119,7 +101,7 @@ int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_count
     out->n_groups = 0;
     int idx[PMU_MAX_GP];
     int rc = 0;
-    if (fixed_group && (rc = plan_push(out, NULL, 0)) < 0)
+    if (fixed_group && (rc = pmu_plan_push(out, NULL, 0)) < 0)
         goto fail;
     for (size_t i = 0; i < n; i++) {
         pmu_extra x;
@@ -139,7 +121,7 @@ int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_count
         while (end < n && end - start < PMU_MAX_GP &&
                pmu_assign_counters(v, ev + start, end + 1 - start, n_counters, idx) == 0)
             end++;
-        if ((rc = plan_push(out, ev + start, end - start)) < 0)
+        if ((rc = pmu_plan_push(out, ev + start, end - start)) < 0)
             goto fail;
         start = end;
     }

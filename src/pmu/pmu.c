@@ -49,3 +49,22 @@ void pmu_plan_free(pmu_plan *plan)
     plan->groups = NULL;
     plan->n_groups = 0;
 }
+
+int pmu_plan_push(pmu_plan *p, const nb_event *ev, size_t n)
+{
+    pmu_group_plan *g = realloc(p->groups, (p->n_groups + 1) * sizeof *g);
+    if (!g)
+        return NB_ENOMEM;
+    p->groups = g;
+    g = &p->groups[p->n_groups];
+    g->events = NULL;
+    g->n_events = n;
+    if (n) {
+        g->events = malloc(n * sizeof *ev);
+        if (!g->events)
+            return NB_ENOMEM;
+        memcpy(g->events, ev, n * sizeof *ev);
+    }
+    p->n_groups++;
+    return 0;
+}

@@ -88,6 +88,10 @@ extern const pmu_backend pmu_tsc_backend;
 const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
                               char *why, size_t whylen);
 
+/* Append a group holding a copy of ev[0..n) (n may be 0: a group of fixed
+ * counters only). NB_ENOMEM on failure; the plan stays freeable. */
+int pmu_plan_push(pmu_plan *plan, const nb_event *ev, size_t n);
+
 void pmu_plan_free(pmu_plan *plan);
 
 #endif

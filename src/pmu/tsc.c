@@ -33,23 +33,6 @@ static int tsc_probe(const pmu_config *cfg, char *why, size_t whylen)
     return 0;   /* rdtsc works in user mode on Linux unless CR4.TSD is set */
 }
 
-static int push_group(pmu_plan *out, const nb_event *ev, size_t n)
-{
-    pmu_group_plan *g = realloc(out->groups, (out->n_groups + 1) * sizeof *g);
-    if (!g)
-        return NB_ENOMEM;
-    out->groups = g;
-    g = &out->groups[out->n_groups];
-    g->events = NULL;
-    g->n_events = n;
-    if (n) {
-        if (!(g->events = malloc(n * sizeof *ev)))
-            return NB_ENOMEM;
-        memcpy(g->events, ev, n * sizeof *ev);
-    }
-    out->n_groups++;
-    return 0;
-}
 
 static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
 {
@@ -57,9 +40,9 @@ static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_pla
     out->n_groups = 0;
     int rc = 0;
     (void)cfg;
-    rc = push_group(out, NULL, 0);   /* always: CORE_CYCLES (estimated), RDTSC */
+    rc = pmu_plan_push(out, NULL, 0);   /* always: CORE_CYCLES (estimated), RDTSC */
     for (size_t i = 0; rc == 0 && i < n; i += TSC_GROUP_MAX)
-        rc = push_group(out, ev + i, n - i < TSC_GROUP_MAX ? n - i : TSC_GROUP_MAX);
+        rc = pmu_plan_push(out, ev + i, n - i < TSC_GROUP_MAX ? n - i : TSC_GROUP_MAX);
     if (rc)
         pmu_plan_free(out);
     return rc;
