@@ -90,19 +90,6 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
     return 0;
 }
 
-/* The group the parent has open (msr: programmed MSRs), closed from the
- * restore registry if nb is stopped by a signal meanwhile. */
-static const pmu_backend *g_open_be;
-static pmu_group *g_open_group;
-
-static void close_open_group(void)
-{
-    if (g_open_be && g_open_group)
-        g_open_be->close(g_open_group);
-    g_open_be = NULL;
-    g_open_group = NULL;
-}
-
 static bool group_reads_anything(const pmu_group *g)
 {
     for (size_t i = 0; i < g->n_ctr; i++)
@@ -153,32 +140,122 @@ static void add_calibration(bench_result *r, const runner_output *ro, double **a
         r->cal.core_ghz = r->cal.tsc_ghz / r->cal.ticks_per_cycle;
 }
 
-int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
-              size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
-              size_t errlen)
+/* What a session keeps from one benchmark to the next: the backend chosen
+ * for (backend option, CPU, usr, os), user-mode rdpmc switched on once, and
+ * for the last event set its grouping and, for backends that open in the
+ * parent (msr: programmed MSRs; tsc), the open groups. */
+struct bench_session {
+    bool have_backend;
+    pmu_backend_kind kind;
+    int cpu_index;
+    bool usr, os, fixed;
+    pmu_config cfg;
+    const cpu_info *cpu;
+    const pmu_backend *be;
+    size_t restore_mark;        /* registry entries before the session's */
+    /* the cached plan */
+    bool have_plan;
+    nb_event *events;
+    size_t n_events;
+    pmu_plan plan;
+    pmu_group *opened;          /* [plan.n_groups] when open_in_parent */
+    size_t n_opened;
+};
+
+/* The session whose groups are open, closed from the restore registry if nb
+ * is stopped by a signal meanwhile (one session at a time has groups). */
+static bench_session *g_open_session;
+
+static void close_groups(bench_session *s)
 {
-    memset(out, 0, sizeof *out);
-    long copies[2];
-    int rc = plan_copies(o, c, copies, err, errlen);
-    if (rc)
-        return rc;
+    for (size_t g = s->n_opened; g-- > 0;)
+        s->be->close(&s->opened[g]);
+    s->n_opened = 0;
+}
+
+static void close_open_groups(void)
+{
+    if (g_open_session)
+        close_groups(g_open_session);
+    g_open_session = NULL;
+}
+
+static void drop_plan(bench_session *s)
+{
+    if (s->n_opened) {
+        restore_forget_fn(close_open_groups);
+        close_open_groups();
+    }
+    free(s->opened);
+    s->opened = NULL;
+    if (s->have_plan)
+        pmu_plan_free(&s->plan);
+    free(s->events);
+    s->events = NULL;
+    s->have_plan = false;
+}
+
+static void drop_backend(bench_session *s)
+{
+    drop_plan(s);
+    while (restore_pending() > s->restore_mark)
+        restore_all();
+    s->have_backend = false;
+}
+
+bench_session *bench_session_new(void)
+{
+    bench_session *s = calloc(1, sizeof *s);
+    if (s)
+        s->restore_mark = restore_pending();
+    return s;
+}
+
+void bench_session_free(bench_session *s)
+{
+    if (!s)
+        return;
+    drop_backend(s);
+    free(s);
+}
+
+static bool same_events(const bench_session *s, const nb_event *ev, size_t n)
+{
+    if (!s->have_plan || s->n_events != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const nb_event *a = &s->events[i], *b = &ev[i];
+        if (strcmp(a->name, b->name) || a->evtsel != b->evtsel || a->umask != b->umask ||
+            a->cmask != b->cmask || a->any != b->any || a->edge != b->edge || a->inv != b->inv ||
+            a->taken_alone != b->taken_alone || a->ctr != b->ctr ||
+            a->has_msr_3f6h != b->has_msr_3f6h || a->has_msr_pf != b->has_msr_pf ||
+            a->has_msr_rsp0 != b->has_msr_rsp0 || a->has_msr_rsp1 != b->has_msr_rsp1 ||
+            a->msr_3f6h != b->msr_3f6h || a->msr_pf != b->msr_pf ||
+            a->msr_rsp0 != b->msr_rsp0 || a->msr_rsp1 != b->msr_rsp1)
+            return false;
+    }
+    return true;
+}
+
+/* Select the backend for these options (again only if they changed). */
+static int session_backend(bench_session *s, const nb_options *o, const cpu_info *cpu,
+                           size_t n_events, char *err, size_t errlen)
+{
     pmu_config cfg;
     config_from(o, cpu, n_events, &cfg);
+    if (s->have_backend && s->kind == o->backend && s->cpu_index == cfg.cpu_index &&
+        s->usr == cfg.count_usr && s->os == cfg.count_os && s->fixed == cfg.fixed_counters &&
+        s->cpu == cpu)
+        return 0;
+    if (s->have_backend)
+        drop_backend(s);
     char why[1024];
     const pmu_backend *be = pmu_select(o->backend, &cfg, why, sizeof why);
     if (!be) {
         snprintf(err, errlen, "no usable counter backend: %s", why);
         return NB_EUNSUPPORTED;
     }
-    out->backend = be->name;
-    out->copies[0] = copies[0];
-    out->copies[1] = copies[1];
-    long reps = o->loop_count * o->unroll_count > o->unroll_count ? o->loop_count * o->unroll_count
-                                                                  : o->unroll_count;
-    out->normalization = o->no_normalization ? 1.0 : (double)reps;
-
     restore_install_signals();
-    size_t restore_mark = restore_pending();
     if (be != &pmu_tsc_backend) {
         /* rdpmc in user mode: switched on (root) in the parent, so that a
          * child killed mid-run cannot leave it changed. */
@@ -190,44 +267,97 @@ int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
         if (e == 1)
             restore_push_fn(pmu_rdpmc_restore);
     }
+    s->have_backend = true;
+    s->kind = o->backend;
+    s->cpu_index = cfg.cpu_index;
+    s->usr = cfg.count_usr;
+    s->os = cfg.count_os;
+    s->fixed = cfg.fixed_counters;
+    s->cpu = cpu;
+    s->cfg = cfg;
+    s->be = be;
+    return 0;
+}
 
-    pmu_plan plan;
-    if ((rc = be->plan(&cfg, events, n_events, &plan))) {
+/* Group the events (again only if they changed); MSRs are per CPU (msr.c):
+ * programmed by the parent, so a crashed child cannot leave them set.  The
+ * tsc backend changes nothing: opened here too, so that a group it cannot
+ * count at all is not run. */
+static int session_plan(bench_session *s, const nb_event *events, size_t n_events, char *err,
+                        size_t errlen)
+{
+    if (same_events(s, events, n_events))
+        return 0;
+    drop_plan(s);
+    const pmu_backend *be = s->be;
+    if (be->plan(&s->cfg, events, n_events, &s->plan)) {
         snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
-        goto out;
+        return NB_EUNSUPPORTED;
     }
-    out->n_groups = plan.n_groups;
+    s->have_plan = true;
+    s->events = malloc((n_events ? n_events : 1) * sizeof *s->events);
+    if (!s->events) {
+        drop_plan(s);
+        return NB_ENOMEM;
+    }
+    if (n_events)
+        memcpy(s->events, events, n_events * sizeof *events);
+    s->n_events = n_events;
+    if (be != &pmu_msr_backend && be != &pmu_tsc_backend)
+        return 0;
+    s->opened = calloc(s->plan.n_groups + 1, sizeof *s->opened);
+    if (!s->opened) {
+        drop_plan(s);
+        return NB_ENOMEM;
+    }
+    g_open_session = s;
+    restore_push_fn(close_open_groups);
+    for (size_t g = 0; g < s->plan.n_groups; g++) {
+        int rc = be->open(&s->cfg, &s->plan.groups[g], &s->opened[g]);
+        if (rc) {
+            snprintf(err, errlen, "%s: %s", be->name, pmu_last_error());
+            drop_plan(s);
+            return rc;
+        }
+        s->n_opened = g + 1;
+    }
+    return 0;
+}
+
+int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
+                      const nb_event *events, size_t n_events, const cpu_info *cpu,
+                      bench_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    long copies[2];
+    int rc = plan_copies(o, c, copies, err, errlen);
+    if (rc)
+        return rc;
+    if ((rc = session_backend(s, o, cpu, n_events, err, errlen)) ||
+        (rc = session_plan(s, events, n_events, err, errlen)))
+        return rc;
+    const pmu_backend *be = s->be;
+    out->backend = be->name;
+    out->copies[0] = copies[0];
+    out->copies[1] = copies[1];
+    long reps = o->loop_count * o->unroll_count > o->unroll_count ? o->loop_count * o->unroll_count
+                                                                  : o->unroll_count;
+    out->normalization = o->no_normalization ? 1.0 : (double)reps;
+    out->n_groups = s->plan.n_groups;
     double *cal_all = NULL;
     size_t n_cal_all = 0;
-    /* MSRs are per CPU (msr.c): programmed by the parent, so a crashed child
-     * cannot leave them set.  The tsc backend changes nothing: opened here
-     * too, so that a group it cannot count at all is not run. */
-    bool open_in_parent = be == &pmu_msr_backend || be == &pmu_tsc_backend;
-    for (size_t g = 0; g < plan.n_groups && rc == 0; g++) {
-        pmu_group opened;
-        if (open_in_parent && (rc = be->open(&cfg, &plan.groups[g], &opened))) {
-            snprintf(err, errlen, "%s: %s", be->name, pmu_last_error());
-            break;
-        }
-        if (open_in_parent) {
-            g_open_be = be;
-            g_open_group = &opened;
-            restore_push_fn(close_open_group);
-        }
+    for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
+        const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
         runner_job job = {
-            .o = o, .c = c, .backend = be, .cfg = &cfg, .plan = &plan.groups[g],
-            .opened = open_in_parent ? &opened : NULL, .cpu = cfg.cpu_index,
+            .o = o, .c = c, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
+            .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]},
         };
         runner_output ro;
-        if (open_in_parent && !group_reads_anything(&opened))
-            rc = unavailable_output(&opened, o->n_measurements, &ro);
+        if (opened && !group_reads_anything(opened))
+            rc = unavailable_output(opened, o->n_measurements, &ro);
         else
             rc = runner_run(&job, &ro, err, errlen);
-        if (open_in_parent) {
-            restore_forget_fn(close_open_group);
-            close_open_group();
-        }
         if (rc == 0) {
             rc = add_results(o, &ro, g, out, out->normalization);
             add_calibration(out, &ro, &cal_all, &n_cal_all);
@@ -235,12 +365,22 @@ int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
         }
     }
     free(cal_all);
-    pmu_plan_free(&plan);
-out:
-    while (restore_pending() > restore_mark)
-        restore_all();
     if (rc)
         bench_result_free(out);
+    return rc;
+}
+
+int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
+              size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
+              size_t errlen)
+{
+    bench_session *s = bench_session_new();
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NB_ENOMEM;
+    }
+    int rc = bench_session_run(s, o, c, events, n_events, cpu, out, err, errlen);
+    bench_session_free(s);
     return rc;
 }
 

@@ -66,9 +66,24 @@ typedef struct bench_result {
     bench_calibration cal;
 } bench_result;
 
+/* One benchmark in a session of its own. */
 int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
               size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
               size_t errlen);
+
+/* A session shares set-up between benchmarks (a batch): the backend and
+ * user-mode rdpmc once per (backend option, CPU, -usr, -os), the event
+ * grouping once per event set, and for the msr and tsc backends (which
+ * program counters in nb itself) the open groups too.  The perf backend
+ * opens its counters in each measuring child (perf_event counts the task
+ * that opened it).  bench_session_free() undoes every system setting the
+ * session changed. */
+typedef struct bench_session bench_session;
+bench_session *bench_session_new(void);
+int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
+                      const nb_event *events, size_t n_events, const cpu_info *cpu,
+                      bench_result *out, char *err, size_t errlen);
+void bench_session_free(bench_session *s);
 
 /* -dry_run: what the backend would program, for every group; no code runs. */
 int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,

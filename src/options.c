@@ -314,3 +314,76 @@ void options_print_help(FILE *f)
                "(1 MB each; R14's set by -r14_size); the other registers start at 0.\n"
                "With -loop_count > 0 the code must not modify R15 (the loop counter).\n");
 }
+
+/* The i-th |-separated word of choices, into buf. */
+static const char *choice(const char *choices, int i, char *buf, size_t len)
+{
+    const char *p = choices;
+    for (; i > 0 && (p = strchr(p, '|')); i--)
+        p++;
+    if (!p)
+        return "?";
+    snprintf(buf, len, "%.*s", (int)strcspn(p, "|"), p);
+    return buf;
+}
+
+const char *options_enum_name(const nb_options *o, const char *option)
+{
+    static char buf[2][32];
+    for (size_t i = 0; i < N_OPTS; i++) {
+        if (opts[i].type != OPT_ENUM || strcmp(opts[i].name, option) != 0)
+            continue;
+        int v = opts[i].offset == OFF(output) ? (int)o->output : (int)o->backend;
+        return choice(opts[i].choices, v, buf[opts[i].offset == OFF(output)], sizeof buf[0]);
+    }
+    return NULL;
+}
+
+void options_each(const nb_options *o, options_each_fn fn, void *ctx)
+{
+    static const char *const agg_names[] = {"avg", "median", "min", "max"};
+    bool agg_done = false;
+    for (size_t i = 0; i < N_OPTS; i++) {
+        const opt_def *d = &opts[i];
+        const void *field = (const char *)o + d->offset;
+        nb_optval v = {.name = d->name};
+        switch (d->type) {
+        case OPT_FLAG:
+            v.kind = OPTVAL_BOOL;
+            v.b = *(const bool *)field;
+            break;
+        case OPT_OPTSTR:
+            v.kind = OPTVAL_STRING;
+            v.s = *(const bool *)field ? *(const char *const *)((const char *)o + d->offset2) : NULL;
+            if (*(const bool *)field && !v.s)
+                v.s = "";
+            break;
+        case OPT_STRING:
+            v.kind = OPTVAL_STRING;
+            v.s = *(const char *const *)field;
+            break;
+        case OPT_LONG:
+        case OPT_SIZE:
+            v.kind = OPTVAL_LONG;
+            v.l = *(const long *)field;
+            break;
+        case OPT_DOUBLE:
+            v.kind = OPTVAL_DOUBLE;
+            v.d = *(const double *)field;
+            break;
+        case OPT_AGG:
+            if (agg_done)
+                continue;
+            agg_done = true;
+            v.name = "agg";
+            v.kind = OPTVAL_STRING;
+            v.s = agg_names[o->agg];
+            break;
+        case OPT_ENUM:
+            v.kind = OPTVAL_STRING;
+            v.s = options_enum_name(o, d->name);
+            break;
+        }
+        fn(ctx, &v);
+    }
+}

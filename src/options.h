@@ -54,4 +54,22 @@ int options_parse(int argc, char **argv, int first, nb_options *o,
 
 void options_print_help(FILE *f);
 
+/* One option's effective value, for records (-output json/csv).  The four
+ * aggregate flags (-avg, -median, -min, -max) are one entry, "agg", whose
+ * string is the one in effect; -list_events's filter is its string. */
+typedef enum { OPTVAL_BOOL, OPTVAL_LONG, OPTVAL_DOUBLE, OPTVAL_STRING } nb_optval_kind;
+typedef struct nb_optval {
+    const char *name;
+    nb_optval_kind kind;
+    bool b;
+    long l;
+    double d;
+    const char *s;       /* NULL: not given */
+} nb_optval;
+typedef void (*options_each_fn)(void *ctx, const nb_optval *v);
+void options_each(const nb_options *o, options_each_fn fn, void *ctx);
+
+/* The word of an enum option's value: "json" for output, "tsc" for backend. */
+const char *options_enum_name(const nb_options *o, const char *option);
+
 #endif

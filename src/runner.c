@@ -83,9 +83,16 @@ typedef struct shared_hdr {
     size_t n_cal;            /* ratios after the samples in the mapping */
     double alu_slowdown;
     double tsc_ghz;
+    double imul_latency;     /* the IMUL chain's, 0 if not used */
 } shared_hdr;
 
 static shared_hdr *g_hdr;
+/* Parent: when the last measuring child ended and the TSC frequency it
+ * measured; inherited by the next child as g_hot_tsc_ghz (0: not hot). */
+static double g_last_end_ns, g_last_tsc_ghz, g_hot_tsc_ghz;
+/* The IMUL chain's latency found by the last child (0: none); a hot child
+ * reuses it instead of measuring it again (2 x CAL_POINTS points). */
+static double g_last_imul_lat, g_hot_imul_lat;
 static const codegen_prog *g_cur;
 static int g_cur_kind;
 static bool g_debug_shown;
@@ -355,6 +362,10 @@ static int cal_build(cal_progs *cp, char *err, size_t errlen)
     if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, err, errlen) != 0)
         return 0;
     cp->n = 2;
+    if (g_hot_imul_lat > 0) {
+        cp->ch[1].latency = g_hot_imul_lat;
+        return 0;
+    }
     double add_v[CAL_POINTS], imul_v[CAL_POINTS];
     cal_progs one = {.ch = {cp->ch[0]}, .n = 1}, two = {.ch = {cp->ch[1]}, .n = 1};
     cal_points(&one, add_v, CAL_POINTS);
@@ -443,6 +454,39 @@ static void *map_area(size_t size, bool populate)
 }
 
 static bool g_wait_for_gdb;
+
+/* The memory areas R14, RDI, RSI, RBP and RSP point into: mapped (and
+ * populated) by the parent once, private, so that every child inherits
+ * them by fork() with no page to zero and starts from the same all-zero
+ * contents: what one benchmark (or batch line) writes is copied on write
+ * into its own child and gone with it. */
+static struct {
+    uint8_t *r14, *rdi, *rsi, *rbp, *rsp;
+    size_t r14_size;
+} g_areas;
+
+static int areas_map(size_t r14_size, char *err, size_t errlen)
+{
+    if (g_areas.r14 && g_areas.r14_size == r14_size && g_areas.rdi)
+        return 0;
+    if (g_areas.r14)
+        munmap(g_areas.r14, g_areas.r14_size);
+    g_areas.r14 = map_area(r14_size, r14_size <= (256u << 20));
+    g_areas.r14_size = g_areas.r14 ? r14_size : 0;
+    uint8_t **small[4] = {&g_areas.rdi, &g_areas.rsi, &g_areas.rbp, &g_areas.rsp};
+    bool ok = g_areas.r14 != NULL;
+    for (int i = 0; i < 4; i++) {
+        if (!*small[i])
+            *small[i] = map_area(AREA_SIZE, true);
+        ok &= *small[i] != NULL;
+    }
+    if (!ok) {
+        snprintf(err, errlen, "cannot map the memory areas (R14's: -r14_size %zu bytes, "
+                 "others 1 MB each)", r14_size);
+        return NB_ENOMEM;
+    }
+    return 0;
+}
 /* Parent: when the last measuring child ended and the TSC frequency it
  * measured; inherited by the next child as g_hot_tsc_ghz (0: not hot). */
 static double g_last_end_ns, g_last_tsc_ghz, g_hot_tsc_ghz;
@@ -543,15 +587,9 @@ static void child_main(const runner_job *job, double *samples)
         tsc_cal |= grp.ctr[i].tsc_cycles;
     }
 
-    size_t r14_size = (size_t)o->r14_size;
-    uint8_t *r14 = map_area(r14_size, r14_size <= (256u << 20));
-    uint8_t *rdi = map_area(AREA_SIZE, true), *rsi = map_area(AREA_SIZE, true);
-    uint8_t *rbp = map_area(AREA_SIZE, true), *rsp = map_area(AREA_SIZE, true);
-    if (!r14 || !rdi || !rsi || !rbp || !rsp) {
-        snprintf(err, sizeof err, "%zu", r14_size);
-        child_fail(NB_ENOMEM, "cannot map the memory areas (R14's: -r14_size %s bytes, "
-                   "others 1 MB each)", err);
-    }
+    size_t r14_size = g_areas.r14_size;
+    uint8_t *r14 = g_areas.r14, *rdi = g_areas.rdi, *rsi = g_areas.rsi;
+    uint8_t *rbp = g_areas.rbp, *rsp = g_areas.rsp;
 
     codegen_params p = {
         .code = c->code, .code_len = c->code_len,
@@ -585,6 +623,8 @@ static void child_main(const runner_job *job, double *samples)
     cal_progs cp;
     if (tsc_cal && (rc = cal_build(&cp, err, sizeof err)))
         child_fail(rc, "%s", err);
+    if (tsc_cal)
+        h->imul_latency = cp.n > 1 ? cp.ch[1].latency : 0;
 
     if (g_wait_for_gdb) {
         wait_for_tracer();
@@ -751,10 +791,17 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     }
     shared_hdr *h = m;
     double *samples = (double *)((uint8_t *)m + sizeof *h);
+    int arc = areas_map((size_t)job->o->r14_size, err, errlen);
+    if (arc) {
+        munmap(m, map_len);
+        return arc;
+    }
     char gdb_buf[512];
     const char *gdb = job->o->debug ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
     g_wait_for_gdb = gdb != NULL;
-    g_hot_tsc_ghz = g_last_tsc_ghz > 0 && now_ns() - g_last_end_ns < HOT_NS ? g_last_tsc_ghz : 0;
+    bool hot = g_last_tsc_ghz > 0 && now_ns() - g_last_end_ns < HOT_NS;
+    g_hot_tsc_ghz = hot ? g_last_tsc_ghz : 0;
+    g_hot_imul_lat = hot ? g_last_imul_lat : 0;
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -830,6 +877,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
             out->tsc_ghz = h->tsc_ghz;
             if (h->n_cal) {
                 g_last_tsc_ghz = h->tsc_ghz;
+                g_last_imul_lat = h->imul_latency;
                 g_last_end_ns = now_ns();
             }
             out->alu_slowdown = h->alu_slowdown;

@@ -1,0 +1,59 @@
+/* nb json: a small value tree for result records, written as JSON or
+ * flattened into CSV columns.
+ *
+ * One tree per record (record.c builds it), so the JSON object and the CSV
+ * row are the same keys by construction.  Constructors return NULL when out
+ * of memory; jv_set/jv_push take ownership of the value (a NULL one is
+ * dropped) so a record under memory pressure loses keys, never crashes.
+ * Keys keep their insertion order. */
+#ifndef NB_JSON_H
+#define NB_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { JV_NULL, JV_BOOL, JV_NUM, JV_INT, JV_STR, JV_ARR, JV_OBJ } jv_type;
+
+typedef struct jv {
+    jv_type t;
+    bool b;
+    double num;
+    long long i;
+    char *s;
+    struct jv **items;   /* JV_ARR, JV_OBJ */
+    char **keys;         /* JV_OBJ */
+    size_t n, cap;
+} jv;
+
+jv *jv_null(void);
+jv *jv_bool(bool b);
+jv *jv_num(double d);          /* non-finite values are written as null */
+jv *jv_int(long long i);
+jv *jv_str(const char *s);     /* NULL s gives a null value */
+jv *jv_arr(void);
+jv *jv_obj(void);
+
+/* Add to an object / array; returns the value (or NULL). */
+jv *jv_set(jv *obj, const char *key, jv *val);
+jv *jv_push(jv *arr, jv *val);
+const jv *jv_get(const jv *obj, const char *key);
+
+void jv_free(jv *v);
+
+/* Compact JSON, no newline. */
+void jv_write(FILE *f, const jv *v);
+
+/* A number as JSON writes it: the shortest of %.15g/%.17g that reads back
+ * exactly.  buf needs 32 bytes. */
+void jv_format_num(double d, char *buf, size_t buflen);
+
+/* Flatten: call fn(ctx, "a.b.c", text) for every scalar under v, keys joined
+ * with '.'; arrays of scalars become one value joined by ';', arrays of
+ * arrays one value per inner array (key.1, key.2), arrays of objects are left
+ * out; skip_key names a key of v to leave out (the caller walks it itself).
+ * text is "" for null. */
+typedef void (*jv_flat_fn)(void *ctx, const char *key, const char *text);
+void jv_flatten(const jv *v, const char *prefix, const char *skip_key, jv_flat_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,234 @@
+/* nb output: see output.h. */
+#include "output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "status.h"
+
+void out_init(nb_out *out, nb_output fmt, FILE *f, bool batch)
+{
+    memset(out, 0, sizeof *out);
+    out->fmt = fmt;
+    out->f = f;
+    out->batch = batch;
+}
+
+void out_free(nb_out *out)
+{
+    for (size_t i = 0; i < out->n_cols; i++)
+        free(out->cols[i]);
+    free(out->cols);
+    out->cols = NULL;
+    out->n_cols = 0;
+}
+
+/* ---- CSV ---- */
+
+typedef struct kv_list {
+    char **k, **v;
+    size_t n, cap;
+} kv_list;
+
+static void kv_add(void *ctx, const char *key, const char *text)
+{
+    kv_list *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        char **k = realloc(l->k, cap * sizeof *k);
+        if (!k)
+            return;
+        l->k = k;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return;
+        l->v = v;
+        l->cap = cap;
+    }
+    char *ks = strdup(key), *vs = strdup(text);
+    if (!ks || !vs) {
+        free(ks);
+        free(vs);
+        return;
+    }
+    l->k[l->n] = ks;
+    l->v[l->n++] = vs;
+}
+
+static void kv_truncate(kv_list *l, size_t n)
+{
+    while (l->n > n) {
+        l->n--;
+        free(l->k[l->n]);
+        free(l->v[l->n]);
+    }
+}
+
+static void kv_free(kv_list *l)
+{
+    kv_truncate(l, 0);
+    free(l->k);
+    free(l->v);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\n\r") == NULL) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Columns shown first, for people reading the file. */
+static const char *const lead_cols[] = {"line", "status", "event.name", "event.value",
+                                        "event.min", "event.max"};
+#define N_LEAD (sizeof lead_cols / sizeof lead_cols[0])
+
+static void flatten_rows(const jv *rec, kv_list *base, size_t *n_base)
+{
+    jv_flatten(rec, "", "events", kv_add, base);
+    *n_base = base->n;
+}
+
+/* The header: every key a full record has (a template result with every
+ * fragment, a calibration and one event), lead columns first. */
+static int csv_header(nb_out *out, const record_ctx *ctx, const nb_options *o)
+{
+    nb_job t;
+    memset(&t, 0, sizeof t);
+    static uint8_t byte = 0x90;
+    asm_stmt st = {.offset = 0, .size = 1, .line = 1, .col = 1, .text = (char *)"nop"};
+    for (int i = 0; i < FRAG_COUNT; i++) {
+        t.fr[i].asm_text = "nop";
+        t.fr[i].code.bytes = &byte;
+        t.fr[i].code.size = 1;
+        t.fr[i].code.stmts = &st;
+        t.fr[i].code.n_stmts = 1;
+    }
+    bench_event_result ev;
+    memset(&ev, 0, sizeof ev);
+    ev.name[0] = 'x';
+    t.measured = true;
+    t.res.backend = "tsc";
+    t.res.ev = &ev;
+    t.res.n_ev = 1;
+    t.res.n_groups = 1;
+    t.res.cal.n_cal = 1;
+    t.res.cal.tsc_ghz = 1;
+    record_ctx c = *ctx;
+    c.line = 1;
+    c.line_text = "";
+    /* a result and a failure: "error" is null in one, an object in the other */
+    jv *rec = record_build(&c, o, &t, 0, NULL);
+    jv *fail = record_build(&c, o, &t, NB_EFAULT, "");
+    kv_list l = {0};
+    size_t n_base;
+    flatten_rows(rec, &l, &n_base);
+    jv_flatten(jv_get(rec, "events")->items[0], "event", NULL, kv_add, &l);
+    jv_flatten(jv_get(fail, "error"), "error", NULL, kv_add, &l);
+    jv_free(rec);
+    jv_free(fail);
+    out->cols = calloc(l.n + N_LEAD + 1, sizeof *out->cols);
+    if (!out->cols) {
+        kv_free(&l);
+        return NB_ENOMEM;
+    }
+    for (size_t i = 0; i < N_LEAD; i++)
+        out->cols[out->n_cols++] = strdup(lead_cols[i]);
+    for (size_t i = 0; i < l.n; i++) {
+        bool seen = strcmp(l.k[i], "error") == 0;   /* the null form of error.* */
+        for (size_t k = 0; k < out->n_cols && !seen; k++)
+            seen = out->cols[k] && strcmp(l.k[i], out->cols[k]) == 0;
+        if (!seen)
+            out->cols[out->n_cols++] = strdup(l.k[i]);
+    }
+    kv_free(&l);
+    for (size_t i = 0; i < out->n_cols; i++) {
+        if (i)
+            fputc(',', out->f);
+        csv_field(out->f, out->cols[i] ? out->cols[i] : "");
+    }
+    fputc('\n', out->f);
+    return 0;
+}
+
+static void csv_row(nb_out *out, const kv_list *l)
+{
+    for (size_t c = 0; c < out->n_cols; c++) {
+        if (c)
+            fputc(',', out->f);
+        for (size_t i = 0; out->cols[c] && i < l->n; i++) {
+            if (strcmp(l->k[i], out->cols[c]) == 0) {
+                csv_field(out->f, l->v[i]);
+                break;
+            }
+        }
+    }
+    fputc('\n', out->f);
+}
+
+static void csv_record(nb_out *out, const jv *rec)
+{
+    kv_list l = {0};
+    size_t n_base;
+    flatten_rows(rec, &l, &n_base);
+    const jv *evs = jv_get(rec, "events");
+    if (!evs || evs->n == 0) {
+        csv_row(out, &l);
+    } else {
+        for (size_t e = 0; e < evs->n; e++) {
+            kv_truncate(&l, n_base);
+            jv_flatten(evs->items[e], "event", NULL, kv_add, &l);
+            csv_row(out, &l);
+        }
+    }
+    kv_free(&l);
+}
+
+/* ---- text ---- */
+
+static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_job *j,
+                        int status, const char *message)
+{
+    if (out->batch)
+        fprintf(out->f, "# line %ld: %s\n", ctx->line, ctx->line_text ? ctx->line_text : "");
+    if (status == 0)
+        report_text(out->f, o, &j->res);
+    else if (out->batch)
+        fprintf(out->f, "error: %s\n", message ? message : "");
+    if (out->batch)
+        fputc('\n', out->f);
+}
+
+int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_job *j,
+               int status, const char *message)
+{
+    if (out->fmt == OUTPUT_TEXT) {
+        text_record(out, ctx, o, j, status, message);
+    } else {
+        if (out->fmt == OUTPUT_CSV && !out->cols && csv_header(out, ctx, o) != 0)
+            return NB_ENOMEM;
+        jv *rec = record_build(ctx, o, j, status, message);
+        if (!rec)
+            return NB_ENOMEM;
+        if (out->fmt == OUTPUT_JSON) {
+            jv_write(out->f, rec);
+            fputc('\n', out->f);
+        } else {
+            csv_record(out, rec);
+        }
+        jv_free(rec);
+    }
+    /* Stream: a batch's finished lines are on disk whatever happens next. */
+    if (fflush(out->f) != 0 || ferror(out->f))
+        return NB_ESYSTEM;
+    return 0;
+}
