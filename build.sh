@@ -29,7 +29,8 @@ as_root() {
 # --- 1. packages -------------------------------------------------------------
 # binutils (as, objcopy) is only used by the tests and benchmarks; clang only
 # for the fuzz target.
-pkgs=(gcc make cmake dpkg-dev libzycore-dev libzydis-dev libcmocka-dev binutils clang libclang-rt-14-dev python3 valgrind)
+# python3-jsonschema checks -output json against docs/output-schema.json (tests).
+pkgs=(gcc make cmake dpkg-dev libzycore-dev libzydis-dev libcmocka-dev binutils clang libclang-rt-14-dev python3 python3-jsonschema valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -212,6 +212,7 @@ static int run_line(batch_state *b, const char *text, long line_no)
     bool have_job = false;
     char **argv = NULL, *store = NULL, err[1024];
     int rc = 0;
+    bool parsed = false;
     int n = batch_split(text, &argv, &store, err, sizeof err);
     if (n < 0) {
         fprintf(diag, "nb: %s\n", err);
@@ -219,6 +220,7 @@ static int run_line(batch_state *b, const char *text, long line_no)
     } else if ((rc = options_parse(n, argv, 0, &lo, err, sizeof err)) != 0) {
         fprintf(diag, "nb: %s\n", err);
     } else {
+        parsed = true;
         const char *bad = line_forbidden(b->base, &lo);
         if (bad) {
             fprintf(diag, "nb: option %s cannot be set on a batch line (give it on the command line)\n",
@@ -251,7 +253,7 @@ static int run_line(batch_state *b, const char *text, long line_no)
         fprintf(stderr, "nb: backend: %s\n", bl);
         b->backend_shown = true;
     }
-    int orc = out_record(&b->out, &ctx, have_job || rc == 0 ? &lo : b->base, have_job ? &j : NULL,
+    int orc = out_record(&b->out, &ctx, parsed ? &lo : b->base, have_job ? &j : NULL,
                          rc, message);
     free(command);
     free(mem);

@@ -329,12 +329,16 @@ static const char *choice(const char *choices, int i, char *buf, size_t len)
 
 const char *options_enum_name(const nb_options *o, const char *option)
 {
-    static char buf[2][32];
+    /* one buffer per (option, value): callers may keep the pointer */
+    static char buf[2][8][16];
     for (size_t i = 0; i < N_OPTS; i++) {
         if (opts[i].type != OPT_ENUM || strcmp(opts[i].name, option) != 0)
             continue;
         int v = opts[i].offset == OFF(output) ? (int)o->output : (int)o->backend;
-        return choice(opts[i].choices, v, buf[opts[i].offset == OFF(output)], sizeof buf[0]);
+        if (v < 0 || v >= 8)
+            return "?";
+        char *b = buf[opts[i].offset == OFF(output)][v];
+        return choice(opts[i].choices, v, b, sizeof buf[0][0]);
     }
     return NULL;
 }
