@@ -359,18 +359,18 @@ static void what_page_fault(strbuf *b, const fault_record *r, const asm_insn_fac
                    side < 0 ? "below" : "above", m->name, sz);
         return;
     }
+    /* mapped but refused: a write where reading works is to read-only memory */
+    const char *kind = !accerr ? "unmapped"
+                       : r->addr_readable && (r->err & PF_WRITE) ? "read-only" : "inaccessible";
     const asm_mem_operand *st = stack_operand(f);
     if (st && st->hidden) {
         sb_add(b, "%s %s address 0x%" PRIx64 " on the stack: RSP = 0x%" PRIx64
-               " does not point into mapped memory", rw, accerr ? "protected" : "unmapped", a,
-               r->reg[FAULT_RSP]);
+               " does not point into usable memory", rw, kind, a, r->reg[FAULT_RSP]);
         return;
     }
-    sb_add(b, "%s %s address 0x%" PRIx64, rw, accerr ? "protected" : "unmapped", a);
+    sb_add(b, "%s %s address 0x%" PRIx64, rw, kind, a);
     if (a < 4096)
         sb_add(b, " (a null pointer)");
-    else if (accerr && (r->err & PF_WRITE))
-        sb_add(b, " (read-only memory)");
 }
 
 /* SIGSEGV from a general-protection fault (#GP, no address from the CPU). */

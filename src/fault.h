@@ -71,6 +71,7 @@ typedef struct fault_record {
     int trapno;            /* exception vector (14 #PF, 13 #GP, 6 #UD, ...) */
     uint64_t err;          /* its error code (#PF: bit 1 write, bit 4 fetch) */
     uint64_t addr;         /* si_addr */
+    bool addr_readable;    /* one byte there could be read (a write to it: read-only) */
     long sys_nr;           /* SIGSYS: the call and its ABI */
     uint32_t sys_arch;
     uint64_t reg[FAULT_NREG];

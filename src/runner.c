@@ -168,6 +168,8 @@ static void record_fault(int sig, const siginfo_t *si, const ucontext_t *uc, boo
         if (safe_read(rip - 2, b, 2) == 2)
             f->insn_addr = b[1] == 0xCC ? rip - 1 : b[0] == 0xCD && b[1] == 3 ? rip - 2 : rip;
     }
+    uint8_t probe;
+    f->addr_readable = safe_read(f->addr, &probe, 1) == 1;
     f->n_insn = safe_read(f->insn_addr, f->insn, sizeof f->insn);
     f->at_rsp_ok = safe_read(f->reg[FAULT_RSP], &f->at_rsp, 8) == 8;
     f->below_rsp_ok = safe_read(f->reg[FAULT_RSP] - 8, &f->below_rsp, 8) == 8;
@@ -900,9 +902,16 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
             snprintf(err, errlen, "the measuring process died of %s (signal %d)",
                      fault_signal_name(WTERMSIG(st), sn, sizeof sn), WTERMSIG(st));
             rc = NB_EFAULT;
-        } else if (!h->done) {
+        } else if (!h->done && h->status) {
             snprintf(err, errlen, "%s", h->msg[0] ? h->msg : "the measuring process failed");
-            rc = h->status ? h->status : NB_ESYSTEM;
+            rc = h->status;
+        } else if (!h->done) {
+            /* Ended without a word: only an exit system call does that
+             * (where seccomp could not trap it). */
+            snprintf(err, errlen, "the measuring process ended (exit status %d) before the "
+                     "measurement was done: the benchmark code probably made an exit system call",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+            rc = NB_EFAULT;
         }
     }
     if (rc == 0) {
