@@ -281,7 +281,7 @@ static int install_handlers(bool debug)
 
 /* ---- child: programs ---- */
 
-static void child_fail(int status, const char *fmt, const char *a)
+static _Noreturn void child_fail(int status, const char *fmt, const char *a)
 {
     g_hdr->status = status;
     snprintf(g_hdr->msg, sizeof g_hdr->msg, fmt, a);
@@ -514,20 +514,23 @@ static double spin_tsc_ghz(void)
     return (double)(c1 - c0) / (t - t0);
 }
 
+static _Noreturn void child_fail(int status, const char *fmt, const char *a);
+
 /* An area with GUARD_SIZE of no-access pages on both sides; noted in the
- * fault record so a report can name it. */
-static void *map_area(const char *name, size_t size, bool populate)
+ * fault record so a report can name it.  Ends the child if it cannot. */
+static uint8_t *map_area(const char *name, size_t size, bool populate)
 {
     size_t total = size + 2 * (size_t)GUARD_SIZE;
     uint8_t *g = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (g == MAP_FAILED)
-        return NULL;
-    void *m = mmap(g + GUARD_SIZE, size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED |
-                   (populate ? MAP_POPULATE : 0), -1, 0);
+    void *m = g == MAP_FAILED ? MAP_FAILED
+                              : mmap(g + GUARD_SIZE, size, PROT_READ | PROT_WRITE,
+                                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED |
+                                     (populate ? MAP_POPULATE : 0), -1, 0);
     if (m == MAP_FAILED) {
-        munmap(g, total);
-        return NULL;
+        char what[64];
+        snprintf(what, sizeof what, "%s's %zu bytes", name, size);
+        child_fail(NB_ENOMEM, "cannot map the memory area %s (-r14_size sets R14's; the "
+                   "others are 1 MB each)", what);
     }
     fault_record *f = &g_hdr->fault;
     if (f->n_area < FAULT_MAX_AREAS) {
@@ -681,11 +684,6 @@ static void child_main(const runner_job *job, double *samples, pid_t parent)
     uint8_t *r14 = map_area("R14", r14_size, r14_size <= (256u << 20));
     uint8_t *rdi = map_area("RDI", AREA_SIZE, true), *rsi = map_area("RSI", AREA_SIZE, true);
     uint8_t *rbp = map_area("RBP", AREA_SIZE, true), *rsp = map_area("RSP", AREA_SIZE, true);
-    if (!r14 || !rdi || !rsi || !rbp || !rsp) {
-        snprintf(err, sizeof err, "%zu", r14_size);
-        child_fail(NB_ENOMEM, "cannot map the memory areas (R14's: -r14_size %s bytes, "
-                   "others 1 MB each)", err);
-    }
 
     codegen_params p = {
         .code = c->code, .code_len = c->code_len,
@@ -881,6 +879,16 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     }
     g_child = 0;
     restore_forget_fn(kill_child);
+    /* The benchmark could write anywhere in the child, this mapping too:
+     * take nothing from it on trust. */
+    h->msg[sizeof h->msg - 1] = 0;
+    h->sandbox_note[sizeof h->sandbox_note - 1] = 0;
+    if (h->fault.n_insn > sizeof h->fault.insn)
+        h->fault.n_insn = sizeof h->fault.insn;
+    if (h->n_ctr > CODEGEN_MAX_CTR)
+        h->n_ctr = CODEGEN_MAX_CTR;
+    if (h->n_cal > 2 * (size_t)n)
+        h->n_cal = 2 * (size_t)n;
 
     if (h->sandbox_note[0] && !g_sandbox_noted) {
         fprintf(stderr, "nb: note: system calls of the benchmark code are not trapped: %s\n",
