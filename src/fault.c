@@ -241,7 +241,7 @@ static void search_fragment(const fault_record *r, const fault_fragment *f, size
                 cand = true;
             if (k >= 0 || (cand && !o->found)) {
                 o->found = true;
-                o->exact = k >= 0 || n <= 1;
+                o->exact = k >= 0;
                 o->is_ret = ret;
                 o->at.kind = P_FRAG;
                 o->at.frag = f;

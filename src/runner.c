@@ -514,8 +514,6 @@ static double spin_tsc_ghz(void)
     return (double)(c1 - c0) / (t - t0);
 }
 
-static _Noreturn void child_fail(int status, const char *fmt, const char *a);
-
 /* An area with GUARD_SIZE of no-access pages on both sides; noted in the
  * fault record so a report can name it.  Ends the child if it cannot. */
 static uint8_t *map_area(const char *name, size_t size, bool populate)
