@@ -43,6 +43,17 @@ $(BUILD)/gen/evtables.c: $(BUILD)/gentables $(DATA)
 	@mkdir -p $(dir $@)
 	$(BUILD)/gentables -o $@ $(DATA)
 
+# The names of the x86-64 system calls, for reports of a system call made by
+# the benchmark code (sandbox.c), from the kernel headers the C library was
+# built with.  Without them the table is empty and reports give numbers only.
+$(BUILD)/gen/syscall_names.h:
+	@mkdir -p $(dir $@)
+	@echo '#include <asm/unistd_64.h>' | $(CC) -E -dM -x c - 2>/dev/null \
+	    | sed -n 's/^#define __NR_\([A-Za-z0-9_]*\) \([0-9][0-9]*\)$$/    {\2, "\1"},/p' \
+	    | sort -t, -k1.6n > $@.tmp; mv $@.tmp $@
+
+$(BUILD)/obj/src/sandbox.o: | $(BUILD)/gen/syscall_names.h
+
 # evdb.c needs the generated tables to exist before its objects link; the
 # header it includes is hand-written, so only ordering matters here.
 $(BUILD)/obj/src/evdb.o: | $(BUILD)/gen/evtables.c

@@ -7,6 +7,7 @@
  * basic leaf) for them. */
 #include "cpu.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void cpu_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
@@ -166,4 +167,193 @@ void cpu_detect_with(cpuid_fn fn, cpu_info *out)
         decode_intel_pmu(fn, max_leaf, out);
     else if (out->vendor == CPU_VENDOR_AMD)
         decode_amd_pmu(fn, max_ext, out);
+}
+
+/* ---- ISA sets: which CPUID bit each needs ----
+ *
+ * Bit positions from the Intel SDM (CPUID leaves 1, 7, 0xD) and AMD's APM
+ * (0x80000001, 0x80000008).  `xcr0`: the register state the OS must have
+ * enabled (XCR0 bits: 1-2 SSE/AVX, 5-7 AVX-512, 17-18 AMX). */
+typedef struct isa_bit {
+    const char *name;            /* feature as reported, e.g. "AVX512F" */
+    uint32_t leaf, sub;
+    uint8_t reg, bit;
+} isa_bit;
+
+typedef struct isa_need {
+    const char *set;             /* Zydis ISA set name, or prefix ending in '_' */
+    isa_bit need[2];
+    uint64_t xcr0;
+} isa_need;
+
+#define XCR0_AVX UINT64_C(0x6)
+#define XCR0_AVX512 UINT64_C(0xE6)
+#define XCR0_AMX UINT64_C(0x60000)
+#define B1(n, l, s, r, b) {n, l, s, r, b}
+#define F7B(n, b) B1(n, 7, 0, EBX, b)
+#define F7C(n, b) B1(n, 7, 0, ECX, b)
+#define F7D(n, b) B1(n, 7, 0, EDX, b)
+#define F1C(n, b) B1(n, 1, 0, ECX, b)
+#define FXC(n, b) B1(n, 0x80000001, 0, ECX, b)
+
+static const isa_need isa_table[] = {
+    /* AVX-512 (prefixes: every vector length; _128/_256 also need VL) */
+    {"AVX512F_", {F7B("AVX512F", 16)}, XCR0_AVX512},
+    {"AVX512BW_", {F7B("AVX512BW", 30)}, XCR0_AVX512},
+    {"AVX512DQ_", {F7B("AVX512DQ", 17)}, XCR0_AVX512},
+    {"AVX512CD_", {F7B("AVX512CD", 28)}, XCR0_AVX512},
+    {"AVX512ER_", {F7B("AVX512ER", 27)}, XCR0_AVX512},
+    {"AVX512PF_", {F7B("AVX512PF", 26)}, XCR0_AVX512},
+    {"AVX512_IFMA_", {F7B("AVX512_IFMA", 21)}, XCR0_AVX512},
+    {"AVX512_VBMI_", {F7C("AVX512_VBMI", 1)}, XCR0_AVX512},
+    {"AVX512_VBMI2_", {F7C("AVX512_VBMI2", 6)}, XCR0_AVX512},
+    {"AVX512_VNNI_", {F7C("AVX512_VNNI", 11)}, XCR0_AVX512},
+    {"AVX512_BITALG_", {F7C("AVX512_BITALG", 12)}, XCR0_AVX512},
+    {"AVX512_VPOPCNTDQ_", {F7C("AVX512_VPOPCNTDQ", 14)}, XCR0_AVX512},
+    {"AVX512_GFNI_", {F7B("AVX512F", 16), F7C("GFNI", 8)}, XCR0_AVX512},
+    {"AVX512_VAES_", {F7B("AVX512F", 16), F7C("VAES", 9)}, XCR0_AVX512},
+    {"AVX512_VPCLMULQDQ_", {F7B("AVX512F", 16), F7C("VPCLMULQDQ", 10)}, XCR0_AVX512},
+    {"AVX512_4FMAPS_", {F7D("AVX512_4FMAPS", 3)}, XCR0_AVX512},
+    {"AVX512_4VNNIW_", {F7D("AVX512_4VNNIW", 2)}, XCR0_AVX512},
+    {"AVX512_VP2INTERSECT_", {F7D("AVX512_VP2INTERSECT", 8)}, XCR0_AVX512},
+    {"AVX512_FP16_", {F7D("AVX512_FP16", 23)}, XCR0_AVX512},
+    {"AVX512_BF16_", {B1("AVX512_BF16", 7, 1, EAX, 5)}, XCR0_AVX512},
+    /* AMX */
+    {"AMX_TILE", {F7D("AMX-TILE", 24)}, XCR0_AMX},
+    {"AMX_INT8", {F7D("AMX-INT8", 25)}, XCR0_AMX},
+    {"AMX_BF16", {F7D("AMX-BF16", 22)}, XCR0_AMX},
+    /* AVX family */
+    {"AVX", {F1C("AVX", 28)}, XCR0_AVX},
+    {"AVX2", {F7B("AVX2", 5)}, XCR0_AVX},
+    {"AVX2GATHER", {F7B("AVX2", 5)}, XCR0_AVX},
+    {"AVXAES", {F1C("AVX", 28), F1C("AES", 25)}, XCR0_AVX},
+    {"AVX_GFNI", {F1C("AVX", 28), F7C("GFNI", 8)}, XCR0_AVX},
+    {"AVX_VNNI", {B1("AVX-VNNI", 7, 1, EAX, 4)}, XCR0_AVX},
+    {"FMA", {F1C("FMA", 12)}, XCR0_AVX},
+    {"F16C", {F1C("F16C", 29)}, XCR0_AVX},
+    {"VAES", {F7C("VAES", 9)}, XCR0_AVX},
+    {"VPCLMULQDQ", {F7C("VPCLMULQDQ", 10)}, XCR0_AVX},
+    {"FMA4", {FXC("FMA4", 16)}, XCR0_AVX},
+    {"XOP", {FXC("XOP", 11)}, XCR0_AVX},
+    /* SSE and scalar extensions */
+    {"SSE3", {F1C("SSE3", 0)}, 0},
+    {"SSE3X87", {F1C("SSE3", 0)}, 0},
+    {"SSSE3", {F1C("SSSE3", 9)}, 0},
+    {"SSSE3MMX", {F1C("SSSE3", 9)}, 0},
+    {"SSE4", {F1C("SSE4.1", 19)}, 0},
+    {"SSE42", {F1C("SSE4.2", 20)}, 0},
+    {"SSE4A", {FXC("SSE4A", 6)}, 0},
+    {"AES", {F1C("AES", 25)}, 0},
+    {"PCLMULQDQ", {F1C("PCLMULQDQ", 1)}, 0},
+    {"GFNI", {F7C("GFNI", 8)}, 0},
+    {"SHA", {F7B("SHA", 29)}, 0},
+    {"MOVBE", {F1C("MOVBE", 22)}, 0},
+    {"POPCNT", {F1C("POPCNT", 23)}, 0},
+    {"CMPXCHG16B", {F1C("CMPXCHG16B", 13)}, 0},
+    {"RDRAND", {F1C("RDRAND", 30)}, 0},
+    {"RDSEED", {F7B("RDSEED", 18)}, 0},
+    {"BMI1", {F7B("BMI1", 3)}, 0},
+    {"BMI2", {F7B("BMI2", 8)}, 0},
+    {"ADOX_ADCX", {F7B("ADX", 19)}, 0},
+    {"TBM", {FXC("TBM", 21)}, 0},
+    {"LWP", {FXC("LWP", 15)}, 0},
+    {"RTM", {F7B("RTM", 11)}, 0},
+    {"MPX", {F7B("MPX", 14)}, 0},
+    {"CLFLUSHOPT", {F7B("CLFLUSHOPT", 23)}, 0},
+    {"CLWB", {F7B("CLWB", 24)}, 0},
+    {"RDWRFSGS", {F7B("FSGSBASE", 0)}, 0},
+    {"PREFETCHWT1", {F7C("PREFETCHWT1", 0)}, 0},
+    {"WAITPKG", {F7C("WAITPKG", 5)}, 0},
+    {"RDPID", {F7C("RDPID", 22)}, 0},
+    {"KEYLOCKER", {F7C("KEYLOCKER", 23)}, 0},
+    {"KEYLOCKER_WIDE", {F7C("KEYLOCKER", 23)}, 0},
+    {"CLDEMOTE", {F7C("CLDEMOTE", 25)}, 0},
+    {"MOVDIR", {F7C("MOVDIRI", 27)}, 0},
+    {"ENQCMD", {F7C("ENQCMD", 29)}, 0},
+    {"UINTR", {F7D("UINTR", 5)}, 0},
+    {"SERIALIZE", {F7D("SERIALIZE", 14)}, 0},
+    {"TSX_LDTRK", {F7D("TSXLDTRK", 16)}, 0},
+    {"HRESET", {B1("HRESET", 7, 1, EAX, 22)}, 0},
+    {"XSAVE", {F1C("XSAVE", 26)}, 0},
+    {"XSAVEOPT", {B1("XSAVEOPT", 0xD, 1, EAX, 0)}, 0},
+    {"XSAVEC", {B1("XSAVEC", 0xD, 1, EAX, 1)}, 0},
+    {"RDTSCP", {B1("RDTSCP", 0x80000001, 0, EDX, 27)}, 0},
+    {"MONITORX", {FXC("MONITORX", 29)}, 0},
+    {"AMD3DNOW", {B1("3DNow!", 0x80000001, 0, EDX, 31)}, 0},
+    {"CLZERO", {B1("CLZERO", 0x80000008, 0, EBX, 0)}, 0},
+    {"RDPRU", {B1("RDPRU", 0x80000008, 0, EBX, 4)}, 0},
+    {"MCOMMIT", {B1("MCOMMIT", 0x80000008, 0, EBX, 8)}, 0},
+};
+
+static const isa_bit avx512vl = F7B("AVX512VL", 31);
+
+static bool set_matches(const char *pattern, const char *set)
+{
+    size_t n = strlen(pattern);
+    if (n && pattern[n - 1] == '_')
+        return strncmp(set, pattern, n) == 0;
+    return strcmp(set, pattern) == 0;
+}
+
+/* Whether CPUID reports the bit; a leaf above the maximum reports nothing. */
+static bool cpuid_has(cpuid_fn fn, const isa_bit *b)
+{
+    uint32_t r[4];
+    fn(b->leaf & 0x80000000u, 0, r);
+    uint32_t max = r[EAX];
+    if ((b->leaf & 0x80000000u) && (max & 0xFFFF0000u) != 0x80000000u)
+        return false;
+    if (b->leaf > max)
+        return false;
+    fn(b->leaf, b->sub, r);
+    return bit(r[b->reg], b->bit);
+}
+
+cpu_isa_state cpu_isa_status_with(cpuid_fn fn, uint64_t xcr0, const char *isa_set,
+                                  char *feature, size_t len)
+{
+    if (len)
+        feature[0] = 0;
+    if (!isa_set)
+        return CPU_ISA_UNKNOWN;
+    const isa_need *e = NULL;
+    for (size_t i = 0; i < sizeof isa_table / sizeof isa_table[0] && !e; i++)
+        if (set_matches(isa_table[i].set, isa_set))
+            e = &isa_table[i];
+    if (!e)
+        return CPU_ISA_UNKNOWN;
+    const isa_bit *need[3];
+    size_t n = 0;
+    for (size_t k = 0; k < 2; k++)
+        if (e->need[k].name)
+            need[n++] = &e->need[k];
+    size_t sl = strlen(isa_set);
+    if (strncmp(isa_set, "AVX512", 6) == 0 &&
+        ((sl > 4 && strcmp(isa_set + sl - 4, "_128") == 0) ||
+         (sl > 4 && strcmp(isa_set + sl - 4, "_256") == 0)))
+        need[n++] = &avx512vl;
+    for (size_t k = 0; k < n && len; k++) {
+        size_t used = strlen(feature);
+        snprintf(feature + used, len - used, "%s%s",
+                 k == 0 ? "" : k + 1 == n ? " and " : ", ", need[k]->name);
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!cpuid_has(fn, need[k]))
+            return CPU_ISA_MISSING;
+    if ((xcr0 & e->xcr0) != e->xcr0)
+        return CPU_ISA_OS_OFF;
+    return CPU_ISA_OK;
+}
+
+cpu_isa_state cpu_isa_status(const char *isa_set, char *feature, size_t len)
+{
+    uint32_t r[4];
+    uint64_t xcr0 = 0;
+    cpu_cpuid(1, 0, r);
+    if (bit(r[ECX], 27)) {   /* OSXSAVE: XGETBV may be used */
+        uint32_t lo, hi;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        xcr0 = (uint64_t)hi << 32 | lo;
+    }
+    return cpu_isa_status_with(cpu_cpuid, xcr0, isa_set, feature, len);
 }

@@ -6,6 +6,7 @@
 #define NB_CPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum { CPU_VENDOR_UNKNOWN, CPU_VENDOR_INTEL, CPU_VENDOR_AMD } cpu_vendor;
@@ -38,5 +39,19 @@ void cpu_detect_with(cpuid_fn fn, cpu_info *out);
 static inline void cpu_detect(cpu_info *out) { cpu_detect_with(cpu_cpuid, out); }
 
 const char *cpu_vendor_name(cpu_vendor v);
+
+/* Can this CPU run instructions of an ISA set (named as Zydis names them:
+ * "AVX2", "AVX512F_512", "AMX_TILE", "SSE4A", ...)?  CPU_ISA_MISSING: CPUID
+ * says the CPU lacks the feature; CPU_ISA_OS_OFF: it has it, but the OS has
+ * not enabled its register state (XCR0); CPU_ISA_UNKNOWN: nb has no CPUID
+ * bit for that set.  `feature` receives what is needed, e.g. "AMX-TILE" or
+ * "AVX512F and AVX512VL" (empty when unknown). */
+typedef enum { CPU_ISA_UNKNOWN, CPU_ISA_OK, CPU_ISA_MISSING, CPU_ISA_OS_OFF } cpu_isa_state;
+
+/* xcr0: the XCR0 value to check the register state against. */
+cpu_isa_state cpu_isa_status_with(cpuid_fn fn, uint64_t xcr0, const char *isa_set,
+                                  char *feature, size_t len);
+/* This CPU (CPUID) and OS (XGETBV, where the OS enabled it). */
+cpu_isa_state cpu_isa_status(const char *isa_set, char *feature, size_t len);
 
 #endif

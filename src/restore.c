@@ -138,8 +138,14 @@ void restore_all(void)
 
 size_t restore_pending(void) { return (size_t)g_n; }
 
+/* Says why nb ends (async-signal-safe: write only), restores, and dies of
+ * the same signal so the caller sees it (exit status 128 + sig). */
 static void on_signal(int sig)
 {
+    const char *msg = sig == SIGINT ? "nb: stopped by SIGINT\n"
+                      : sig == SIGTERM ? "nb: stopped by SIGTERM\n"
+                                       : "nb: stopped by SIGHUP\n";
+    if (write(STDERR_FILENO, msg, strlen(msg)) < 0) { /* nothing to do */ }
     restore_all();
     signal(sig, SIG_DFL);
     raise(sig);

@@ -42,7 +42,9 @@ void restore_all(void);
 /* Number of pending undo entries. */
 size_t restore_pending(void);
 
-/* SIGINT, SIGTERM, SIGHUP: restore_all(), then die of the same signal. */
+/* SIGINT, SIGTERM, SIGHUP: say "nb: stopped by SIGx" on stderr, restore_all()
+ * (which also kills and reaps a measuring child, see runner.c), then die of
+ * the same signal. */
 void restore_install_signals(void);
 
 #endif

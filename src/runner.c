@@ -21,17 +21,21 @@
  * over many runs, with outliers dropped (robust_mean), resolve far below
  * the coarse steps a VM's TSC may advance in. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -40,9 +44,11 @@
 #include "asm/asm.h"
 #include "codegen.h"
 #include "cpu.h"
+#include "fault.h"
 #include "pmu/advice.h"
 #include "restore.h"
 #include "runner.h"
+#include "sandbox.h"
 #include "stats.h"
 #include "status.h"
 
@@ -65,16 +71,27 @@
  * it skips the warm-up spin and the calibration's settling points and reuses
  * the TSC frequency measured then. */
 #define HOT_NS 50000000.0
+/* No-access pages on both sides of every memory area: a stack that
+ * overflows, or a pointer that runs off an area, faults there instead of
+ * landing in the next mapping (which may be the generated code itself). */
+#define GUARD_SIZE (64u << 10)
+/* Sent by the parent at -timeout: the child notes where it was, then exits. */
+#define STOP_SIGNAL SIGUSR1
+#define STOP_GRACE_NS 500000000.0
 
-enum { PROG_NONE, PROG_ONE_TIME, PROG_FIRST, PROG_SECOND, PROG_CAL };
+/* The measured programs and the calibration are FAULT_PROG_MEASURE and
+ * FAULT_PROG_CAL; -asm_one_time_init's is FAULT_PROG_ONE_TIME. */
+#define PROG_NONE FAULT_PROG_NONE
+#define PROG_ONE_TIME FAULT_PROG_ONE_TIME
+#define PROG_FIRST FAULT_PROG_MEASURE
+#define PROG_SECOND FAULT_PROG_MEASURE
+#define PROG_CAL FAULT_PROG_CAL
 
 typedef struct shared_hdr {
     int done, status;
     char msg[512];
-    /* fault */
-    int signo, prog;
-    uint64_t fault_addr, rip, base;
-    size_t code_len, init_off, late_init_off, copies_off, copy_stride, copies_end, n_copies;
+    fault_record fault;
+    char sandbox_note[512];  /* why system calls are not trapped, if they are not */
     /* results */
     size_t n_ctr;
     pmu_counter ctr[CODEGEN_MAX_CTR];
@@ -95,8 +112,10 @@ static double g_last_end_ns, g_last_tsc_ghz, g_hot_tsc_ghz;
 static double g_last_imul_lat, g_hot_imul_lat;
 static const codegen_prog *g_cur;
 static int g_cur_kind;
+static const bench_code *g_code;
 static bool g_debug_shown;
 static volatile pid_t g_child;
+static bool g_sandbox_noted;   /* the note is printed once per nb run */
 
 static uint64_t rdtsc_now(void)
 {
@@ -122,27 +141,89 @@ static bool cpu_has_bmi2(void)
     return (r[1] >> 8) & 1;   /* CPUID.7.0:EBX bit 8 */
 }
 
-/* ---- child: faults and -debug ---- */
+/* ---- child: faults, system calls, -timeout and -debug ---- */
+
+/* Copy up to n bytes from an address the benchmark may have left anything
+ * in; process_vm_readv reports an unmapped page instead of faulting. */
+static size_t safe_read(uint64_t addr, void *buf, size_t n)
+{
+    struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    return got > 0 ? (size_t)got : 0;
+}
+
+/* Everything fault.c needs, into the shared mapping (async-signal-safe). */
+static void record_fault(int sig, const siginfo_t *si, const ucontext_t *uc, bool stopped)
+{
+    fault_record *f = &g_hdr->fault;
+    const greg_t *g = uc->uc_mcontext.gregs;
+    static const int order[FAULT_NREG] = {
+        REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+        REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+        REG_RIP, REG_EFL,
+    };
+    for (int i = 0; i < FAULT_NREG; i++)
+        f->reg[i] = (uint64_t)g[order[i]];
+    f->code = si->si_code;
+    f->stopped = stopped;
+    f->trapno = (int)g[REG_TRAPNO];
+    f->err = (uint64_t)g[REG_ERR];
+    f->addr = (uint64_t)(uintptr_t)si->si_addr;
+    uint64_t rip = f->reg[FAULT_RIP];
+    f->insn_addr = rip;
+    if (sig == SIGSYS) {
+        /* syscall, sysenter and int 0x80 are 2 bytes; RIP is past them */
+        f->sys_nr = si->si_syscall;
+        f->sys_arch = si->si_arch;
+        f->insn_addr = rip - 2;
+    } else if (sig == SIGTRAP && f->trapno == 3) {
+        /* #BP is a trap: RIP is past the int3 (CC) or int 3 (CD 03) */
+        uint8_t b[2];
+        if (safe_read(rip - 2, b, 2) == 2)
+            f->insn_addr = b[1] == 0xCC ? rip - 1 : b[0] == 0xCD && b[1] == 3 ? rip - 2 : rip;
+    }
+    uint8_t probe;
+    f->addr_readable = safe_read(f->addr, &probe, 1) == 1;
+    f->n_insn = safe_read(f->insn_addr, f->insn, sizeof f->insn);
+    f->at_rsp_ok = safe_read(f->reg[FAULT_RSP], &f->at_rsp, 8) == 8;
+    f->below_rsp_ok = safe_read(f->reg[FAULT_RSP] - 8, &f->below_rsp, 8) == 8;
+    f->prog = (fault_prog)g_cur_kind;
+    if (g_cur) {
+        const codegen_prog *p = g_cur;
+        bool once = g_cur_kind == PROG_ONE_TIME, cal = g_cur_kind == PROG_CAL;
+        f->lay = (fault_layout){
+            .base = (uint64_t)(uintptr_t)p->base, .code_len = p->code_len, .map_len = p->map_len,
+            .init_off = p->init_off, .late_init_off = p->late_init_off,
+            .init_len = cal ? 0 : once ? g_code->one_time_init_len : g_code->init_len,
+            .late_init_len = cal || once ? 0 : g_code->late_init_len,
+            .copies_off = p->copies_off, .copy_stride = p->copy_stride,
+            .copies_end = p->copies_end, .n_copies = p->n_copies,
+        };
+    }
+    f->signo = sig;   /* last: the parent takes a non-zero signo as a complete record */
+}
+
+/* The first thing in every handler: the benchmark may have set EFLAGS.AC
+ * (alignment checking), which Linux leaves set in a signal handler, and a
+ * misaligned access of nb's own would then raise SIGBUS in the handler. */
+#define CLEAR_AC()                                                          \
+    __asm__ volatile("lea -128(%%rsp), %%rsp; pushfq; andq $~0x40000, (%%rsp); " \
+                     "popfq; lea 128(%%rsp), %%rsp" ::: "memory", "cc")   /* past the red zone */
 
 static void on_fault(int sig, siginfo_t *si, void *ctx)
 {
-    ucontext_t *uc = ctx;
-    shared_hdr *h = g_hdr;
-    h->signo = sig;
-    h->fault_addr = (uint64_t)(uintptr_t)si->si_addr;
-    h->rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-    h->prog = g_cur_kind;
-    if (g_cur) {
-        h->base = (uint64_t)(uintptr_t)g_cur->base;
-        h->code_len = g_cur->code_len;
-        h->init_off = g_cur->init_off;
-        h->late_init_off = g_cur->late_init_off;
-        h->copies_off = g_cur->copies_off;
-        h->copy_stride = g_cur->copy_stride;
-        h->copies_end = g_cur->copies_end;
-        h->n_copies = g_cur->n_copies;
-    }
-    h->status = NB_EFAULT;
+    CLEAR_AC();
+    record_fault(sig, si, ctx, false);
+    g_hdr->status = NB_EFAULT;
+    _exit(3);
+}
+
+/* -timeout: the parent asks the child to stop; note where the code was. */
+static void on_stop(int sig, siginfo_t *si, void *ctx)
+{
+    CLEAR_AC();
+    record_fault(sig, si, ctx, true);
+    g_hdr->status = NB_EFAULT;
     _exit(3);
 }
 
@@ -150,6 +231,7 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
  * registers once (every run passes the same point) and go on. */
 static void on_debug_trap(int sig, siginfo_t *si, void *ctx)
 {
+    CLEAR_AC();
     (void)si;
     ucontext_t *uc = ctx;
     if (g_debug_shown)
@@ -196,9 +278,14 @@ static int install_handlers(bool debug)
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigfillset(&sa.sa_mask);
-    int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP};
+    /* SIGSYS: a system call the sandbox trapped (sandbox.h) */
+    int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaction(sigs[i], &sa, NULL);
+        if (sigaction(sigs[i], &sa, NULL) != 0)
+            return NB_ESYSTEM;
+    sa.sa_sigaction = on_stop;
+    if (sigaction(STOP_SIGNAL, &sa, NULL) != 0)
+        return NB_ESYSTEM;
     if (debug) {
         sa.sa_sigaction = on_debug_trap;
         sigaction(SIGTRAP, &sa, NULL);
@@ -208,7 +295,7 @@ static int install_handlers(bool debug)
 
 /* ---- child: programs ---- */
 
-static void child_fail(int status, const char *fmt, const char *a)
+static _Noreturn void child_fail(int status, const char *fmt, const char *a)
 {
     g_hdr->status = status;
     snprintf(g_hdr->msg, sizeof g_hdr->msg, fmt, a);
@@ -445,12 +532,80 @@ static double spin_tsc_ghz(void)
     return (double)(c1 - c0) / (t - t0);
 }
 
-static void *map_area(size_t size, bool populate)
+/* An area with GUARD_SIZE of no-access pages on both sides; noted in the
+ * fault record so a report can name it.  Ends the child if it cannot. */
+/* An area with no-access guard pages on both sides, or NULL. */
+static uint8_t *map_guarded(size_t size, bool populate)
 {
-    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (populate ? MAP_POPULATE : 0),
-                   -1, 0);
-    return m == MAP_FAILED ? NULL : m;
+    size_t total = size + 2 * (size_t)GUARD_SIZE;
+    uint8_t *g = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (g == MAP_FAILED)
+        return NULL;
+    void *m = mmap(g + GUARD_SIZE, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED |
+                   (populate ? MAP_POPULATE : 0), -1, 0);
+    if (m == MAP_FAILED) {
+        munmap(g, total);
+        return NULL;
+    }
+    return m;
+}
+
+static void unmap_guarded(uint8_t *m, size_t size)
+{
+    if (m)
+        munmap(m - GUARD_SIZE, size + 2 * (size_t)GUARD_SIZE);
+}
+
+/* Child: name an area in the fault record, so that a fault report can say
+ * "in RSP's guard page" or "R14's area". */
+static void note_area(const char *name, const uint8_t *m, size_t size)
+{
+    fault_record *f = &g_hdr->fault;
+    if (f->n_area < FAULT_MAX_AREAS) {
+        fault_area *a = &f->area[f->n_area++];
+        snprintf(a->name, sizeof a->name, "%s", name);
+        a->start = (uint64_t)(uintptr_t)m;
+        a->size = size;
+        a->guard = GUARD_SIZE;
+    }
+}
+
+/* The child's own safety before any benchmark code: no core file, death
+ * with nb (even SIGKILL of nb leaves no child running), the default action
+ * for the signals nb handles (the parent restores settings, not the child:
+ * Ctrl-C reaches both), and nb's output out of the benchmark's reach. */
+static void child_isolate(pid_t parent)
+{
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != parent)
+        _exit(1);   /* nb died before the line above */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+        dup2(null, STDOUT_FILENO);
+        if (null != STDOUT_FILENO)
+            close(null);
+    }
+}
+
+/* Linux hands out AMX tile state only on request: ask, so that AMX code
+ * can be benchmarked where the CPU has it (harmless where it does not). */
+static void request_amx(void)
+{
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILEDATA 18
+    uint32_t r[4];
+    cpu_cpuid(0, 0, r);
+    if (r[0] < 7)
+        return;
+    cpu_cpuid(7, 0, r);
+    if ((r[3] >> 24) & 1)
+        syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
 }
 
 static bool g_wait_for_gdb;
@@ -469,15 +624,14 @@ static int areas_map(size_t r14_size, char *err, size_t errlen)
 {
     if (g_areas.r14 && g_areas.r14_size == r14_size && g_areas.rdi)
         return 0;
-    if (g_areas.r14)
-        munmap(g_areas.r14, g_areas.r14_size);
-    g_areas.r14 = map_area(r14_size, r14_size <= (256u << 20));
+    unmap_guarded(g_areas.r14, g_areas.r14_size);
+    g_areas.r14 = map_guarded(r14_size, r14_size <= (256u << 20));
     g_areas.r14_size = g_areas.r14 ? r14_size : 0;
     uint8_t **small[4] = {&g_areas.rdi, &g_areas.rsi, &g_areas.rbp, &g_areas.rsp};
     bool ok = g_areas.r14 != NULL;
     for (int i = 0; i < 4; i++) {
         if (!*small[i])
-            *small[i] = map_area(AREA_SIZE, true);
+            *small[i] = map_guarded(AREA_SIZE, true);
         ok &= *small[i] != NULL;
     }
     if (!ok) {
@@ -547,12 +701,14 @@ static void run_gdb(const char *gdb, pid_t child)
         waitpid(g, NULL, 0);
 }
 
-static void child_main(const runner_job *job, double *samples)
+static void child_main(const runner_job *job, double *samples, pid_t parent)
 {
     const nb_options *o = job->o;
     const bench_code *c = job->c;
     shared_hdr *h = g_hdr;
     char err[512];
+    g_code = c;
+    child_isolate(parent);
 
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -590,6 +746,11 @@ static void child_main(const runner_job *job, double *samples)
     size_t r14_size = g_areas.r14_size;
     uint8_t *r14 = g_areas.r14, *rdi = g_areas.rdi, *rsi = g_areas.rsi;
     uint8_t *rbp = g_areas.rbp, *rsp = g_areas.rsp;
+    note_area("R14", r14, r14_size);
+    note_area("RDI", rdi, AREA_SIZE);
+    note_area("RSI", rsi, AREA_SIZE);
+    note_area("RBP", rbp, AREA_SIZE);
+    note_area("RSP", rsp, AREA_SIZE);
 
     codegen_params p = {
         .code = c->code, .code_len = c->code_len,
@@ -630,6 +791,10 @@ static void child_main(const runner_job *job, double *samples)
         wait_for_tracer();
         g_debug_shown = true;   /* gdb showed them; later traps just go on */
     }
+    request_amx();
+    /* Last: from here on a system call from anywhere but nb's own code traps. */
+    if (sandbox_trap_syscalls(err, sizeof err) != 0)
+        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%s", err);
     if (once.base)
         run_prog(&once, PROG_ONE_TIME);
     if (tsc_cal)
@@ -670,66 +835,22 @@ static void child_main(const runner_job *job, double *samples)
 
 /* ---- parent ---- */
 
-static const char *sig_name(int sig)
+/* The fragments as fault.c names them: after the option they came from. */
+static void fault_context_of(const runner_job *job, fault_context *fc)
 {
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGILL: return "SIGILL";
-    case SIGFPE: return "SIGFPE";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGKILL: return "SIGKILL";
-    case SIGABRT: return "SIGABRT";
-    default: return "a signal";
-    }
-}
-
-/* "at +0x3 (mov rax, qword ptr [rbx]) in copy 1 of 1000" */
-static void describe_place(const shared_hdr *h, const runner_job *job, char *buf, size_t len)
-{
+    const nb_options *o = job->o;
     const bench_code *c = job->c;
-    uint64_t off = h->rip - h->base;
-    char ins[160] = "";
-    const uint8_t *src = NULL;
-    size_t src_len = 0, at = 0;
-    char where[128];
-    if (h->base == 0 || h->rip < h->base || off >= h->code_len) {
-        snprintf(buf, len, "at 0x%" PRIx64 ", outside the generated code", h->rip);
-        return;
-    }
-    const uint8_t *init = h->prog == PROG_ONE_TIME ? c->one_time_init : c->init;
-    size_t init_len = h->prog == PROG_ONE_TIME ? c->one_time_init_len : c->init_len;
-    const char *init_name = h->prog == PROG_ONE_TIME ? "code_one_time_init" : "code_init";
-    if (off >= h->copies_off && off < h->copies_end && h->copy_stride) {
-        size_t k = (size_t)(off - h->copies_off) / h->copy_stride;
-        at = (size_t)(off - h->copies_off) % h->copy_stride;
-        snprintf(where, sizeof where, " in copy %zu of %zu", k + 1, h->n_copies);
-        if (h->copy_stride == c->code_len) {
-            src = c->code;
-            src_len = c->code_len;
-        }
-    } else if (off >= h->init_off && off < h->init_off + init_len) {
-        at = (size_t)(off - h->init_off);
-        snprintf(where, sizeof where, " in %s", init_name);
-        src = init;
-        src_len = init_len;
-    } else if (h->prog != PROG_ONE_TIME && off >= h->late_init_off &&
-               off < h->late_init_off + c->late_init_len) {
-        at = (size_t)(off - h->late_init_off);
-        snprintf(where, sizeof where, " in code_late_init");
-        src = c->late_init;
-        src_len = c->late_init_len;
-    } else {
-        snprintf(buf, len, "at +0x%" PRIx64 " of nb's generated harness (not the benchmark code)",
-                 off);
-        return;
-    }
-    if (src && at < src_len) {
-        char t[128];
-        if (asm_disasm_one(src + at, src_len - at, at, t, sizeof t))
-            snprintf(ins, sizeof ins, " (%s)", t);
-    }
-    snprintf(buf, len, "at +0x%zx%s%s", at, ins, where);
+    memset(fc, 0, sizeof *fc);
+    fc->code = (fault_fragment){o->code && !o->asm_code ? "-code" : "-asm", c->code, c->code_len};
+    fc->init = (fault_fragment){o->code_init && !o->asm_init ? "-code_init" : "-asm_init",
+                                c->init, c->init_len};
+    fc->late_init = (fault_fragment){o->code_late_init && !o->asm_late_init ? "-code_late_init"
+                                                                           : "-asm_late_init",
+                                     c->late_init, c->late_init_len};
+    fc->one_time_init = (fault_fragment){o->code_one_time_init && !o->asm_one_time_init
+                                             ? "-code_one_time_init" : "-asm_one_time_init",
+                                         c->one_time_init, c->one_time_init_len};
+    fc->timeout = o->timeout;
 }
 
 /* Wait at most limit_ns (0: no limit) for the child to end: 1 when it did
@@ -772,10 +893,17 @@ static int wait_child(pid_t pid, int *st, double limit_ns)
     return rc;
 }
 
+/* Registered with restore.h while the child runs: a SIGINT/SIGTERM/SIGHUP
+ * of nb kills and reaps the child before nb dies (async-signal-safe). */
 static void kill_child(void)
 {
-    if (g_child > 0)
-        kill(g_child, SIGKILL);
+    pid_t c = g_child;
+    if (c > 0) {
+        kill(c, SIGKILL);
+        while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+            ;
+        g_child = 0;
+    }
 }
 
 int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen)
@@ -804,6 +932,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     g_hot_imul_lat = hot ? g_last_imul_lat : 0;
     fflush(stdout);
     fflush(stderr);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -812,12 +941,13 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     }
     if (pid == 0) {
         g_hdr = h;
-        child_main(job, samples);
+        child_main(job, samples, parent);
     }
     g_child = pid;
-    restore_push_fn(kill_child);   /* a SIGINT/SIGTERM of nb also ends the child */
+    restore_push_fn(kill_child);   /* a SIGINT/SIGTERM/SIGHUP of nb also ends the child */
 
     int st = 0, rc = 0;
+    bool stopped = false;
     if (gdb)
         run_gdb(gdb, pid);
     /* No timeout while a person debugs. */
@@ -826,32 +956,59 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
         snprintf(err, errlen, "waitpid: %s", strerror(errno));
         rc = NB_ESYSTEM;
     } else if (w == 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &st, 0);
-        snprintf(err, errlen, "the benchmark code did not finish within %g s (-timeout); "
-                 "it was stopped", job->o->timeout);
-        rc = NB_EFAULT;
+        /* Ask the child to note where it is and exit; kill it if it does
+         * not within the grace time. */
+        stopped = true;
+        kill(pid, STOP_SIGNAL);
+        if (wait_child(pid, &st, STOP_GRACE_NS) != 1) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+                ;
+        }
     }
     g_child = 0;
     restore_forget_fn(kill_child);
+    /* The benchmark could write anywhere in the child, this mapping too:
+     * take nothing from it on trust. */
+    h->msg[sizeof h->msg - 1] = 0;
+    h->sandbox_note[sizeof h->sandbox_note - 1] = 0;
+    if (h->fault.n_insn > sizeof h->fault.insn)
+        h->fault.n_insn = sizeof h->fault.insn;
+    if (h->n_ctr > CODEGEN_MAX_CTR)
+        h->n_ctr = CODEGEN_MAX_CTR;
+    if (h->n_cal > 2 * (size_t)n)
+        h->n_cal = 2 * (size_t)n;
 
+    if (h->sandbox_note[0] && !g_sandbox_noted) {
+        fprintf(stderr, "nb: note: system calls of the benchmark code are not trapped: %s\n",
+                h->sandbox_note);
+        g_sandbox_noted = true;
+    }
     if (rc == 0) {
-        if (h->signo) {
-            char place[400];
-            describe_place(h, job, place, sizeof place);
-            int ln = snprintf(err, errlen, "the benchmark code raised %s %s", sig_name(h->signo),
-                              place);
-            if ((h->signo == SIGSEGV || h->signo == SIGBUS) && ln > 0 && (size_t)ln < errlen)
-                snprintf(err + ln, errlen - (size_t)ln, "; faulting address 0x%" PRIx64,
-                         h->fault_addr);
+        fault_context fc;
+        fault_context_of(job, &fc);
+        char sn[32];
+        if (h->fault.signo) {
+            fault_describe(&h->fault, &fc, err, errlen);
+            rc = NB_EFAULT;
+        } else if (stopped) {
+            snprintf(err, errlen, "the benchmark code did not finish within %g s (-timeout); "
+                     "it was stopped", job->o->timeout);
             rc = NB_EFAULT;
         } else if (WIFSIGNALED(st)) {
             snprintf(err, errlen, "the measuring process died of %s (signal %d)",
-                     sig_name(WTERMSIG(st)), WTERMSIG(st));
+                     fault_signal_name(WTERMSIG(st), sn, sizeof sn), WTERMSIG(st));
             rc = NB_EFAULT;
-        } else if (!h->done) {
+        } else if (!h->done && h->status) {
             snprintf(err, errlen, "%s", h->msg[0] ? h->msg : "the measuring process failed");
-            rc = h->status ? h->status : NB_ESYSTEM;
+            rc = h->status;
+        } else if (!h->done) {
+            /* Ended without a word: only an exit system call does that
+             * (where seccomp could not trap it). */
+            snprintf(err, errlen, "the measuring process ended (exit status %d) before the "
+                     "measurement was done: the benchmark code probably made an exit system call",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+            rc = NB_EFAULT;
         }
     }
     if (rc == 0) {

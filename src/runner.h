@@ -5,10 +5,14 @@
  * process), maps the memory areas, generates the programs (codegen.h), runs
  * code_one_time_init once, the initial warm-up, then run(first) and
  * run(second); the tsc backend's calibration brackets each run.  Results go
- * to a shared mapping the parent reads.  The parent waits at most -timeout
- * seconds, kills the child after that, and turns a fault into a message:
- * signal, address, place in the code (which copy, offset) and the
- * instruction there.
+ * to a shared mapping the parent reads.  Before the first benchmark code
+ * runs, the child traps system calls (sandbox.h), has no core limit, dies
+ * with nb (PR_SET_PDEATHSIG) and writes nothing to nb's stdout; its memory
+ * areas have guard pages.  The parent waits at most -timeout seconds, then
+ * asks the child where it is (SIGUSR1) and kills it, and turns a fault, a
+ * system call or the timeout into one message (fault.h): what happened,
+ * address, fragment, offset, copy and the instruction there.  While the
+ * child runs, a SIGINT/SIGTERM/SIGHUP of nb kills and reaps it (restore.h).
  *
  * -debug: the generated code has an int3 right before the second counter
  * read.  With gdb on PATH and a terminal on stdin, gdb is attached to the

@@ -205,7 +205,7 @@ static void test_fault_in_init(void **state)
     char err[512] = "";
     assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err), NB_EFAULT);
     assert_non_null(strstr(err, "SIGILL"));
-    assert_non_null(strstr(err, "at +0x1 (ud2) in code_init"));
+    assert_non_null(strstr(err, "at +0x1 (ud2) in -asm_init"));
 }
 
 static void test_timeout(void **state)

@@ -14,6 +14,7 @@
 #ifndef NB_ASM_H
 #define NB_ASM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +55,40 @@ void asm_error_print(FILE *f, const char *origin, const asm_error *err);
  * formats it). Returns its length, or 0 if it does not decode. */
 size_t asm_disasm_one(const uint8_t *bytes, size_t avail, uint64_t addr,
                       char *buf, size_t buflen);
+
+/* What a fault report needs to know about one instruction (asm_insn_facts). */
+typedef struct asm_mem_operand {
+    uint64_t addr;        /* effective address (segment base not added) */
+    unsigned size;        /* bytes accessed; 0 if Zydis does not say */
+    int base;             /* base register as a GPR number 0..15 (RSP = 4), or -1 */
+    bool addr_known;     /* false: FS/GS-relative, or a register not in gpr[] */
+    bool hidden;         /* implicit (push, call, movs...) rather than written */
+} asm_mem_operand;
+
+typedef struct asm_insn_facts {
+    size_t length;               /* 0: the bytes do not decode */
+    char text[128];              /* as asm_disasm_one formats it */
+    char mnemonic[24];
+    bool privileged;            /* ring 0 only (Zydis: IS_PRIVILEGED) */
+    const char *isa_set;         /* Zydis ISA set, e.g. "AMX_TILE", "AVX512F_512" */
+    const char *category;        /* Zydis category, e.g. "CALL", "RET", "UNCOND_BR" */
+    unsigned n_mem;
+    asm_mem_operand mem[2];
+    /* Branches (category CALL, RET, UNCOND_BR, COND_BR): */
+    bool branch_relative;       /* target = branch_target */
+    uint64_t branch_target;      /* for `addr` as the instruction's address */
+    int branch_reg;              /* register-indirect: GPR number 0..15, else -1 */
+    /* The first explicit operand when it is a general-purpose register: */
+    int reg0;                    /* GPR number 0..15, or -1 */
+    uint64_t reg0_value;         /* its value from gpr[], cut to its width */
+} asm_insn_facts;
+
+/* Decode one instruction at runtime address `addr` and work out, with the
+ * general-purpose register values gpr[0..15] (RAX, RCX, RDX, RBX, RSP, RBP,
+ * RSI, RDI, R8-R15; NULL: unknown), the addresses it accesses.  Returns the
+ * length, or 0 (then *out holds no instruction). */
+size_t asm_insn_facts_get(const uint8_t *bytes, size_t avail, uint64_t addr,
+                          const uint64_t *gpr, asm_insn_facts *out);
 
 /* Write the -print_code listing: each statement with offset, bytes, and the
  * disassembly of those bytes. */
