@@ -59,6 +59,7 @@ int pmu_plan_push(pmu_plan *p, const nb_event *ev, size_t n)
     g = &p->groups[p->n_groups];
     g->events = NULL;
     g->n_events = n;
+    g->with_clock = false;
     if (n) {
         g->events = malloc(n * sizeof *ev);
         if (!g->events)

@@ -56,6 +56,7 @@ typedef struct pmu_config {
 typedef struct pmu_group_plan {
     nb_event *events;
     size_t n_events;
+    bool with_clock;         /* tsc: CORE_CYCLES and RDTSC come first */
 } pmu_group_plan;
 
 typedef struct pmu_plan {

@@ -9,14 +9,17 @@
  * cycles event (Intel 0x3C.00, AMD 0x76.00) is unavailable here, and is
  * reported so, never as 0.
  *
- * Plan: the "fixed" group first, always (the clock is all this backend
- * has): CORE_CYCLES (estimated) and RDTSC; then the config's events, in
- * order, TSC_GROUP_MAX per group.
+ * Plan: the first group holds CORE_CYCLES (estimated) and RDTSC, always
+ * (the clock is all this backend has), and the config's cycles events; the
+ * config's other events, all unavailable, follow in groups of
+ * TSC_GROUP_MAX, in order, and are never run.  So a run needs one
+ * execution, and what was measured is listed first.
  * open() needs no system setting and can run anywhere. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen.h"
 #include "pmu/pmu.h"
 #include "status.h"
 
@@ -34,20 +37,6 @@ static int tsc_probe(const pmu_config *cfg, char *why, size_t whylen)
 }
 
 
-static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
-{
-    out->groups = NULL;
-    out->n_groups = 0;
-    int rc = 0;
-    (void)cfg;
-    rc = pmu_plan_push(out, NULL, 0);   /* always: CORE_CYCLES (estimated), RDTSC */
-    for (size_t i = 0; rc == 0 && i < n; i += TSC_GROUP_MAX)
-        rc = pmu_plan_push(out, ev + i, n - i < TSC_GROUP_MAX ? n - i : TSC_GROUP_MAX);
-    if (rc)
-        pmu_plan_free(out);
-    return rc;
-}
-
 static bool is_core_cycles(const pmu_config *cfg, const nb_event *e)
 {
     if (e->cmask || e->inv || e->edge)
@@ -55,6 +44,37 @@ static bool is_core_cycles(const pmu_config *cfg, const nb_event *e)
     if (cfg->cpu && cfg->cpu->vendor == CPU_VENDOR_AMD)
         return e->evtsel == 0x76 && e->umask == 0;
     return e->evtsel == 0x3C && e->umask == 0;
+}
+
+static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
+{
+    out->groups = NULL;
+    out->n_groups = 0;
+    int rc = 0;
+    (void)cfg;
+    nb_event *cyc = malloc((n ? n : 1) * sizeof *cyc), *rest = malloc((n ? n : 1) * sizeof *rest);
+    size_t n_cyc = 0, n_rest = 0;
+    if (!cyc || !rest) {
+        free(cyc);
+        free(rest);
+        return NB_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (is_core_cycles(cfg, &ev[i]) && n_cyc + 2 < CODEGEN_MAX_CTR)
+            cyc[n_cyc++] = ev[i];
+        else
+            rest[n_rest++] = ev[i];
+    }
+    rc = pmu_plan_push(out, n_cyc ? cyc : NULL, n_cyc);
+    if (rc == 0)
+        out->groups[0].with_clock = true;   /* CORE_CYCLES (estimated), RDTSC */
+    for (size_t i = 0; rc == 0 && i < n_rest; i += TSC_GROUP_MAX)
+        rc = pmu_plan_push(out, rest + i, n_rest - i < TSC_GROUP_MAX ? n_rest - i : TSC_GROUP_MAX);
+    free(cyc);
+    free(rest);
+    if (rc)
+        pmu_plan_free(out);
+    return rc;
 }
 
 static void set_ctr(pmu_counter *c, const char *name, pmu_read_kind k, bool cycles)
@@ -69,20 +89,21 @@ static void set_ctr(pmu_counter *c, const char *name, pmu_read_kind k, bool cycl
 
 static int tsc_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out)
 {
-    size_t n = g->n_events ? g->n_events : 2;
-    out->ctr = calloc(n, sizeof *out->ctr);
+    size_t clock = g->with_clock ? 2 : 0;
+    size_t n = clock + g->n_events;
+    out->ctr = calloc(n ? n : 1, sizeof *out->ctr);
     out->n_ctr = n;
     out->priv = NULL;
     if (!out->ctr)
         return NB_ENOMEM;
-    if (g->n_events == 0) {
+    if (clock) {
         set_ctr(&out->ctr[0], "CORE_CYCLES", PMU_READ_RDTSC, true);
         set_ctr(&out->ctr[1], "RDTSC", PMU_READ_RDTSC, false);
-        return 0;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < g->n_events; i++) {
         bool cyc = is_core_cycles(cfg, &g->events[i]);
-        set_ctr(&out->ctr[i], g->events[i].name, cyc ? PMU_READ_RDTSC : PMU_READ_NONE, cyc);
+        set_ctr(&out->ctr[clock + i], g->events[i].name, cyc ? PMU_READ_RDTSC : PMU_READ_NONE,
+                cyc);
     }
     return 0;
 }
