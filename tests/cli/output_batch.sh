@@ -98,6 +98,15 @@ rc=$?
 [ $rc -eq 0 ] || fail "all-ok batch from stdin: exit $rc"
 [ "$(wc -l < "$tmp/ok.json")" -eq 2 ] || fail "stdin batch records"
 
+# progress on stderr when it is a terminal (script(1) gives it one)
+if command -v script >/dev/null; then
+    printf -- '-asm "add rax, rax"\n-asm "nop"\n' > "$tmp/two.txt"
+    script -qec "\"$NB\" ${FAST[*]} -batch $tmp/two.txt -output json > /dev/null" "$tmp/tty" > /dev/null 2>&1
+    tr '\r' '\n' < "$tmp/tty" | grep -Eq 'nb: batch 2/2, [0-9.]+/s, ETA' || { cat -v "$tmp/tty"; fail "no progress on a terminal"; }
+else
+    echo "note: script(1) missing: progress on a terminal not checked"
+fi
+
 # a single run: json validates; a failing one gives an error record
 "$NB" "${FAST[@]}" -asm "add rax, rbx" -output json > "$tmp/one.json" 2>/dev/null || fail "single json run"
 "$NB" "${FAST[@]}" -asm "add rax, [" -output json > "$tmp/bad.json" 2>/dev/null
