@@ -1102,6 +1102,9 @@ static int parse_insn_cached(parser *p)
 
 static int parse_stmt(parser *p);
 
+/* Text re-read for a repetition whose body holds labels (count x body). */
+#define REP_LABEL_TEXT_MAX (4u << 20)
+
 /* The statements of a repetition, through its closing '|'. */
 static int parse_rep_body(parser *p, const asm_tok *bar)
 {
@@ -1160,7 +1163,16 @@ static int parse_rep(parser *p)
         has_label |= p->prog->items[k].kind == IT_LABEL;
     if (has_label) {
         /* Labels (`1:` ... `jnz 1b`) need each copy parsed anew, as .rept
-         * does; a named label then meets itself as a duplicate. */
+         * does; a named label then meets itself as a duplicate.  That reads
+         * the body count times: bounded, so that a typo'd count cannot keep
+         * nb busy for minutes. */
+        size_t at = (size_t)(p->lx.p - p->lx.text);
+        size_t body_text = at > bar->pos ? at - bar->pos : 1;
+        if (count > REP_LABEL_TEXT_MAX / body_text)
+            return asm_fail(p->err, p->text, nt->line, nt->col,
+                            "repetition with labels too large: each of its %llu copies is parsed "
+                            "anew (%zu bytes each), at most %u MB of text in all",
+                            (unsigned long long)count, body_text, REP_LABEL_TEXT_MAX >> 20);
         for (uint64_t c = 1; c < count; c++) {
             if (p->prog->n_items + body > ASM_MAX_ITEMS)
                 return asm_fail(p->err, p->text, nt->line, nt->col,
