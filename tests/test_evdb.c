@@ -248,6 +248,14 @@ static void test_lookup_errors_suggest(void **state)
     (void)state;
     expect_lookup_error("Skylake", "UOPS_ISSUE.ANY", "UOPS_ISSUED.ANY");
     expect_lookup_error("Zen5", "EX_RET_INSTRS", "EX_RET_INSTR");
+    /* Any letter case; a name longer than one 64-bit word of the
+     * bit-parallel distance. */
+    expect_lookup_error("Skylake", "offcore_responze.demand_data_rd.l3_miss_local_dram.snoop_hit_no_fwd",
+                        "closest: OFFCORE_RESPONSE.DEMAND_DATA_RD.L3_MISS_LOCAL_DRAM.SNOOP_HIT_NO_FWD, ");
+    char very_long[140];
+    memset(very_long, 'X', sizeof very_long - 1);
+    very_long[sizeof very_long - 1] = '\0';
+    expect_lookup_error("Skylake", very_long, "-list_events");   /* no list to compare with */
     expect_lookup_error("Skylake", "UOPS_ISSUED.ANY+INST_RETIRED.ANY_P", "cannot combine");
     expect_lookup_error("Skylake", "UOPS_ISSUED.ANY.CMSK=999", "CMSK");
     expect_lookup_error("Skylake", "UOPS_ISSUED.ANY+", "empty part");
