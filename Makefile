@@ -18,7 +18,7 @@ LIBOBJ  := $(filter-out $(BUILD)/obj/src/main.o,$(OBJ))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 DATA    := $(sort $(wildcard data/*.txt))
 
-.PHONY: all test unit cli asan fuzz clean golden check-data bench lint valgrind valgrind-run
+.PHONY: all test unit cli asan clang-test fuzz clean golden check-data bench lint valgrind valgrind-run
 all: $(BUILD)/nb
 
 $(ZYDIS_LIB):
@@ -63,6 +63,12 @@ asan:
 	$(MAKE) BUILD=build/asan CFLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    STATIC= test
 
+# The same build and tests with clang (its -Wall -Wextra -Werror finds other
+# things than gcc's), dynamically linked, into build/clang.  Not part of
+# `make test`, which stays one quick build; .ci/run runs both.
+clang-test:
+	$(MAKE) BUILD=build/clang CC=clang STATIC= test
+
 fuzz:
 	@tests/fuzz/run.sh $(BUILD) $(ZYDIS_DIR) $${FUZZ_SECONDS:-60}
 
@@ -99,6 +105,6 @@ bench: $(BUILD)/nb
 	@for b in bench/*; do [ -x "$$b" ] && BUILD=$(BUILD) ZYDIS_DIR=$(ZYDIS_DIR) CC=$(CC) "$$b"; done
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/nb $(BUILD)/gentables build/asan build/fuzz build/vg
+	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/nb $(BUILD)/gentables build/asan build/clang build/fuzz build/vg
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
