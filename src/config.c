@@ -22,7 +22,9 @@
 #include <string.h>
 #include <strings.h>
 
-static int fail(nb_config_error *err, const char *fmt, ...)
+static void set_error(nb_config_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void set_error(nb_config_error *err, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -30,8 +32,12 @@ static int fail(nb_config_error *err, const char *fmt, ...)
         vsnprintf(err->message, sizeof err->message, fmt, ap);
         va_end(ap);
     }
-    return NB_EINPUT;
 }
+
+/* set_error, then NB_EINPUT: `return fail(err, ...)`.  A macro so that the
+ * status is visible at every call: clang's static analyzer does not step into
+ * variadic functions and followed error returns as if they were 0. */
+#define fail(err, ...) (set_error((err), __VA_ARGS__), NB_EINPUT)
 
 /* hex := [0-9A-Fa-f]{1,maxdigits}, the whole of [s, s+n). */
 static bool parse_hex_exact(const char *s, size_t n, size_t maxdigits, uint64_t *out)
@@ -327,7 +333,7 @@ static int event_line(void *vctx, const char *b, size_t n, int line, const char 
     if (rc && err) {
         err->line = line;
         if (!err->message[0])
-            fail(err, "rejected event '%s'", ev.name);
+            set_error(err, "rejected event '%s'", ev.name);
     }
     return rc;
 }

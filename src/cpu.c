@@ -146,8 +146,8 @@ void cpu_detect_with(cpuid_fn fn, cpu_info *out)
         out->has_rdtscp = bit(r[EDX], 27);
     }
     if (max_ext >= 0x80000004) {
-        for (unsigned i = 0; i < 3; i++) {
-            fn(0x80000002 + i, 0, r);
+        for (size_t i = 0; i < 3; i++) {
+            fn(0x80000002 + (unsigned)i, 0, r);
             memcpy(out->brand + 16 * i, r, 16);
         }
         out->brand[48] = '\0';

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "asm/asm.h"
+#include "status.h"
 
 /* ---- lexer ------------------------------------------------------------ */
 
@@ -58,9 +59,16 @@ void asm_lexer_seek(asm_lexer *lx, uint32_t pos, int line, int col);
  * character; *err filled). */
 int asm_lex_stmt(asm_lexer *lx, asm_error *err);
 
-/* Fill *err for `line`/`col` of `text`, printf-style message. Returns NB_EINPUT. */
-int asm_fail(asm_error *err, const char *text, int line, int col,
-             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Fill *err (when not NULL) for `line`/`col` of `text`, printf-style message. */
+void asm_error_set(asm_error *err, const char *text, int line, int col,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* asm_error_set, then NB_EINPUT: `return asm_fail(err, ...)`.  A macro so that
+ * the status is visible at every call: clang's static analyzer does not step
+ * into variadic functions, so it took their result for a possible 0 and
+ * followed error returns as successes (garbage-value reports in the parser). */
+#define asm_fail(err, text, line, col, ...)                                    \
+    (asm_error_set((err), (text), (line), (col), __VA_ARGS__), NB_EINPUT)
 
 /* ---- parsed statements ------------------------------------------------- */
 
@@ -137,8 +145,13 @@ bool asm_register_is_rip(int reg);
 
 /* ---- items: the statement list that layout.c lays out ------------------ */
 
-/* Most statements one assembly may hold (after `n*|x|` expansion). */
+/* Most statements one assembly may hold (after `n*|x|` expansion).  The
+ * fuzz build lowers it (tests/fuzz/run.sh): under the sanitizers one input
+ * at the full size takes well over libFuzzer's 10 s limit (4M re-parsed
+ * labels: ~30 s), so the fuzzer reported allowed inputs as hangs. */
+#ifndef ASM_MAX_ITEMS
 #define ASM_MAX_ITEMS 4000000
+#endif
 
 /* IT_RIPREL: an instruction with [rip + label]; bytes/len, the disp32 at
  * byte p2, label + rel is the target. */

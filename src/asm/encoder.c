@@ -471,11 +471,14 @@ static int build_request(enc_ctx *c)
                 if (rc)
                     return rc;
             }
-            if (o->base && (ZydisRegisterGetClass((ZydisRegister)o->base) == ZYDIS_REGCLASS_GPR32 ||
-                            o->base == ZYDIS_REGISTER_EIP))
-                r->address_size_hint = ZYDIS_ADDRESS_SIZE_HINT_32;
-            else if (!o->base && o->index &&
-                     ZydisRegisterGetClass((ZydisRegister)o->index) == ZYDIS_REGCLASS_GPR32)
+            /* 32-bit addressing: by the base (EIP counts), or by the index
+             * when there is no base */
+            bool addr32 = o->base ? (ZydisRegisterGetClass((ZydisRegister)o->base) ==
+                                         ZYDIS_REGCLASS_GPR32 ||
+                                     o->base == ZYDIS_REGISTER_EIP)
+                                  : (o->index && ZydisRegisterGetClass((ZydisRegister)o->index) ==
+                                                     ZYDIS_REGCLASS_GPR32);
+            if (addr32)
                 r->address_size_hint = ZYDIS_ADDRESS_SIZE_HINT_32;
             c->mem_slot = n;
             c->mem_op = i;
@@ -621,7 +624,7 @@ static void shape_of(const enc_ctx *c, uint8_t sh[SHAPE_BYTES])
     sh[3] = (uint8_t)(in->rounding | (needs_evex(in) ? 0x80 : 0) | (c->has_mask ? 0x40 : 0));
     for (int i = 0; i < in->n_ops; i++) {
         const asm_operand *o = &in->ops[i];
-        uint8_t *q = sh + 4 + 6 * i;
+        uint8_t *q = sh + 4 + 6 * (size_t)i;
         q[0] = o->kind;
         q[1] = o->kind == OPK_REG ? (uint8_t)ZydisRegisterGetClass((ZydisRegister)o->reg) : 0;
         q[2] = o->bcst;
@@ -748,7 +751,7 @@ static int encode_unsized_mem(enc_ctx *c, uint8_t out[15], uint8_t *len)
                 continue;
             if (a < 0)
                 a = i;
-            else if (cl[i] != cl[a] || memcmp(cb[i], cb[a], cl[a]))
+            else if (cl[i] != cl[a] || memcmp(cb[i], cb[a], cl[a]) != 0)
                 b = i;
         }
         if (b >= 0) {
@@ -1488,7 +1491,7 @@ int asm_encode(const asm_insn *insn, const char *text, uint8_t out[15], uint8_t 
     }
     if (sreg_wide) {
         int op = opcode_index(o, l), k = 0;
-        uint8_t nb[15];
+        uint8_t nb[15] = {0};   /* zeroed: cppcheck cannot see k == 0 when l == 0 */
         for (int i = 0; i < l; i++) {
             if (i < op && o[i] == 0x66)
                 continue;

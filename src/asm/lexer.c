@@ -13,10 +13,10 @@
 #include "asm/asm_internal.h"
 #include "status.h"
 
-int asm_fail(asm_error *err, const char *text, int line, int col, const char *fmt, ...)
+void asm_error_set(asm_error *err, const char *text, int line, int col, const char *fmt, ...)
 {
     if (!err)
-        return NB_EINPUT;
+        return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
@@ -39,7 +39,6 @@ int asm_fail(asm_error *err, const char *text, int line, int col, const char *fm
             if (err->source[i] == '\t' || err->source[i] == '\r')
                 err->source[i] = ' ';
     }
-    return NB_EINPUT;
 }
 
 static bool is_ident_start(int c)
@@ -180,12 +179,12 @@ int asm_lex_stmt(asm_lexer *lx, asm_error *err)
                 p++;
             t.kind = TK_NUM;
             t.len = (uint32_t)(p - s);
-            /* {1to16}: a broadcast decorator, not a number */
-            if (t.len > 3 && s[0] == '1' && (s[1] == 't' || s[1] == 'T') &&
-                (s[2] == 'o' || s[2] == 'O')) {
+            /* Not numbers: {1to16}, a broadcast decorator, and 1b, 2f, as's
+             * local label references. */
+            if ((t.len > 3 && s[0] == '1' && (s[1] == 't' || s[1] == 'T') &&
+                 (s[2] == 'o' || s[2] == 'O')) ||
+                is_local_ref(s, t.len)) {
                 t.kind = TK_IDENT;
-            } else if (is_local_ref(s, t.len)) {
-                t.kind = TK_IDENT; /* 1b, 2f: as's local label references */
             } else if (!parse_number(s, t.len, &t.num))
                 return asm_fail(err, text, t.line, t.col, "bad number '%.*s'", (int)t.len, s);
         } else if (is_ident_start(c)) {

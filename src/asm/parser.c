@@ -502,7 +502,7 @@ static int parse_mem_body(parser *p, asm_operand *op)
             int scale = 0;
             if (is_punct(peek(p), '*')) {
                 next(p);
-                int64_t s;
+                int64_t s = 0;   /* parse_unary sets it on success; clang-tidy loses track */
                 int rc = parse_unary(p, &s);
                 if (rc)
                     return rc;

@@ -216,11 +216,11 @@ static int parse_opts(int argc, char **argv, int first, opts *o)
         } else if (strcmp(a, "-mess_reps") == 0)
             st = parse_int(a, v, 1, MAX_REPS, &o->reps);
         else if (strcmp(a, "-mess_settle") == 0) {
-            st = parse_int(a, v, 0, 600000, &t);
-            o->settle_ms = t;
+            if ((st = parse_int(a, v, 0, 600000, &t)) == NB_OK)
+                o->settle_ms = t;
         } else if (strcmp(a, "-mess_time") == 0) {
-            st = parse_int(a, v, 1, 600000, &t);
-            o->window_ms = t;
+            if ((st = parse_int(a, v, 1, 600000, &t)) == NB_OK)
+                o->window_ms = t;
         } else if (strcmp(a, "-mess_sg") == 0) {
             int l[MAX_LIST], n;
             st = parse_list(a, v, 0, 99, false, l, &n);
@@ -279,8 +279,8 @@ static void fingerprint(mess_machine *m, int cpu)
     __cpuid(0x80000000, a, b, c, d);
     if (a >= 0x80000004) {
         unsigned r[12];
-        for (unsigned i = 0; i < 3; i++)
-            __cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
+        for (size_t i = 0; i < 3; i++)
+            __cpuid(0x80000002 + (unsigned)i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
         memcpy(m->brand, r, 48);
         char *s = m->brand;
         while (*s == ' ')

@@ -106,7 +106,9 @@ int mess_savgol(const double *y, int n, int window, int order, double *out)
         memset(a, 0, sizeof a);
         memset(b, 0, sizeof b);
         for (int j = s; j < s + window; j++) {
-            double t = j - i, pw[16];
+            /* pw[k] = t^k; zeroed first, as the analyzer cannot tie 2 * m to
+             * the r + c < 2 * m - 1 read below */
+            double t = j - i, pw[16] = {0};
             pw[0] = 1;
             for (int k = 1; k < 2 * m; k++)
                 pw[k] = pw[k - 1] * t;
@@ -182,6 +184,9 @@ static int curve_points(const mess_result *r, int m, mess_point **c, double *x, 
         if (pt->kept)
             c[n++] = pt;
     }
+    /* c holds pointers to points, so sizeof *c is one pointer, as meant (the
+     * check's option to allow that needs clang-tidy 16).
+     * NOLINTNEXTLINE(bugprone-sizeof-expression) */
     qsort(c, (size_t)n, sizeof *c, cmp_bw);
     for (int i = 0; i < n; i++) {
         x[i] = c[i]->bw;
@@ -198,6 +203,9 @@ void mess_result_reduce(mess_result *r)
     r->peak_ns = NAN;
     r->lat90_ns = NAN;
     r->peak_mix = r->peak_pad = -1;
+    /* c holds pointers to points, so sizeof *c is one pointer, as meant (the
+     * check's option to allow that needs clang-tidy 16).
+     * NOLINTNEXTLINE(bugprone-sizeof-expression) */
     mess_point **c = malloc((size_t)(r->npad > 0 ? r->npad : 1) * sizeof *c);
     double *x = malloc((size_t)(r->npad > 0 ? r->npad : 1) * 4 * sizeof *x);
     if (!c || !x) {
