@@ -225,7 +225,7 @@ static bool same_events(const bench_session *s, const nb_event *ev, size_t n)
         return false;
     for (size_t i = 0; i < n; i++) {
         const nb_event *a = &s->events[i], *b = &ev[i];
-        if (strcmp(a->name, b->name) || a->evtsel != b->evtsel || a->umask != b->umask ||
+        if (strcmp(a->name, b->name) != 0 || a->evtsel != b->evtsel || a->umask != b->umask ||
             a->cmask != b->cmask || a->any != b->any || a->edge != b->edge || a->inv != b->inv ||
             a->taken_alone != b->taken_alone || a->ctr != b->ctr ||
             a->has_msr_3f6h != b->has_msr_3f6h || a->has_msr_pf != b->has_msr_pf ||

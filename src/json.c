@@ -60,7 +60,7 @@ static bool grow(jv *c)
     if (c->n < c->cap)
         return true;
     size_t cap = c->cap ? 2 * c->cap : 8;
-    jv **items = realloc(c->items, cap * sizeof *items);
+    jv **items = realloc(c->items, cap * sizeof(jv *));
     if (!items)
         return false;
     c->items = items;

@@ -918,7 +918,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
         return NB_ENOMEM;
     }
     shared_hdr *h = m;
-    double *samples = (double *)((uint8_t *)m + sizeof *h);
+    double *samples = (double *)(h + 1);   /* the samples follow the header */
     int arc = areas_map((size_t)job->o->r14_size, err, errlen);
     if (arc) {
         munmap(m, map_len);
