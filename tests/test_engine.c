@@ -5,7 +5,11 @@
  * Accuracy: the issue's targets, each variant within +/-0.02 of the known
  * latency.  A shared 2-core VM can preempt a whole measurement, so a variant
  * that misses is measured once more and both values are printed; it fails
- * if the second also misses. */
+ * if the second also misses.
+ *
+ * Under valgrind (tests/valgrind.sh sets NB_UNDER_VALGRIND) the benchmark
+ * code runs on valgrind's synthetic CPU: every path still runs, but cycle
+ * counts and the copy a fault is reported in are not judged there. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +36,12 @@ static const uint8_t LOAD_INIT[] = {
 };
 
 static cpu_info cpu;
+
+/* Whether measured values mean anything (see the top). */
+static bool judge_values(void)
+{
+    return getenv("NB_UNDER_VALGRIND") == NULL;
+}
 
 static int setup(void **state)
 {
@@ -107,6 +117,11 @@ static void check_variants(const char *what, const bench_code *c, double want, d
         nb_options o = tsc_options();
         VARIANTS[i].apply(&o);
         double v = core_cycles(&o, c);
+        if (!judge_values()) {
+            printf("%-14s %-34s CORE_CYCLES %.4f not judged (valgrind)\n", what,
+                   VARIANTS[i].name, v);
+            continue;
+        }
         for (int t = 0; t < QUIET_TRIES && last_slowdown > QUIET_MAX; t++) {
             struct timespec ts = {0, 300000000};
             nanosleep(&ts, NULL);
@@ -155,7 +170,8 @@ static void test_l1_load_latency(void **state)
     nb_options o = tsc_options();
     double l1 = round(core_cycles(&o, &c));
     /* every x86-64 core of the last 15 years: 3 to 5 cycles */
-    assert_true(l1 >= 3 && l1 <= 5);
+    if (judge_values())
+        assert_true(l1 >= 3 && l1 <= 5);
     check_variants("MOV RAX,[RAX]", &c, l1, 0.02);
     if (n_judged == 0)
         skip();   /* the core was never quiet: nothing could be judged */
@@ -175,7 +191,8 @@ static void test_no_normalization_and_one_time_init(void **state)
     o.no_normalization = true;
     o.unroll_count = 100;
     double raw = core_cycles(&o, &c);
-    assert_true(fabs(raw / 100 - per_copy) < 0.1);
+    if (judge_values())
+        assert_true(fabs(raw / 100 - per_copy) < 0.1);
 }
 
 static void test_fault_is_reported(void **state)
@@ -191,7 +208,7 @@ static void test_fault_is_reported(void **state)
     printf("%s\n", err);
     assert_non_null(strstr(err, "SIGSEGV"));
     assert_non_null(strstr(err, "at +0x3 (mov rax, [rbx])"));
-    assert_non_null(strstr(err, "copy 1 of"));
+    assert_non_null(strstr(err, judge_values() ? "copy 1 of" : " of 1000;"));
     assert_non_null(strstr(err, "address 0x0"));
 }
 
@@ -256,7 +273,7 @@ static void test_config_events_on_tsc(void **state)
     assert_string_equal(r.ev[1].name, "RDTSC");
     assert_false(r.ev[2].unavailable);
     assert_true(r.ev[2].estimated);
-    assert_true(fabs(r.ev[2].value - 2.0) < 0.1);
+    assert_true(!judge_values() || fabs(r.ev[2].value - 2.0) < 0.1);
     assert_true(r.ev[3].unavailable);
     char *buf = NULL;
     size_t len = 0;
@@ -264,7 +281,7 @@ static void test_config_events_on_tsc(void **state)
     report_text(f, &o, &r);
     fclose(f);
     assert_non_null(strstr(buf, "INST_RETIRED: unavailable\n"));
-    assert_non_null(strstr(buf, "\nCYCLES: 2.0"));
+    assert_non_null(strstr(buf, judge_values() ? "\nCYCLES: 2.0" : "\nCYCLES: "));
     free(buf);
     bench_result_free(&r);
 }

@@ -65,7 +65,10 @@ for target in tests/fuzz/fuzz_*.c; do
     seeds=tests/fuzz/${name}_corpus
     work=$out/${name}_corpus
     mkdir -p "$work"
-    echo "fuzz: $name for ${SECONDS_EACH}s (seeds: $seeds)"
+    case " ${FUZZ_FLAGS:-} " in
+        *" -runs=0 "*) echo "fuzz: $name: replaying $seeds and $work" ;;
+        *) echo "fuzz: $name for ${SECONDS_EACH}s (seeds: $seeds)" ;;
+    esac
     if ! "$bin" -max_total_time="$SECONDS_EACH" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
             -artifact_prefix="$out/${name}-" -print_final_stats=1 ${FUZZ_FLAGS:-} "$work" "$seeds" \
             > "$out/$name.log" 2>&1; then
