@@ -62,3 +62,17 @@ int file_read_all(const char *path, size_t max, bool text, char **out,
         *len = n;
     return 0;
 }
+
+bool file_read_line(const char *root, const char *path, char *buf, size_t len)
+{
+    char full[512];
+    snprintf(full, sizeof full, "%s%s", root, path);
+    FILE *f = fopen(full, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (ok)
+        buf[strcspn(buf, "\n")] = '\0';
+    return ok;
+}

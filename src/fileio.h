@@ -11,4 +11,8 @@
 int file_read_all(const char *path, size_t max, bool text, char **out,
                   size_t *len, char *err, size_t errlen);
 
+/* The first line of root+path (root "" in production, a fake tree in
+ * tests) into buf, without its newline; false if it cannot be read. */
+bool file_read_line(const char *root, const char *path, char *buf, size_t len);
+
 #endif

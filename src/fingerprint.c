@@ -1,30 +1,17 @@
 /* nb fingerprint: see fingerprint.h. */
 #include "fingerprint.h"
 
+#include "fileio.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
 
-/* First line of root+path into buf, without the newline; false if unreadable. */
-static bool read_line(const char *root, const char *path, char *buf, size_t len)
-{
-    char p[512];
-    snprintf(p, sizeof p, "%s%s", root, path);
-    FILE *f = fopen(p, "r");
-    if (!f)
-        return false;
-    bool ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (ok)
-        buf[strcspn(buf, "\n")] = '\0';
-    return ok && buf[0];
-}
-
 static int read_flag(const char *root, const char *path, bool invert)
 {
     char v[16];
-    if (!read_line(root, path, v, sizeof v) || (v[0] != '0' && v[0] != '1'))
+    if (!file_read_line(root, path, v, sizeof v) || (v[0] != '0' && v[0] != '1'))
         return -1;
     return (v[0] == '1') != invert;
 }
@@ -60,7 +47,7 @@ void fingerprint_read(nb_fingerprint *fp, const cpu_info *cpu, const char *uarch
     read_microcode(root, fp->microcode, sizeof fp->microcode);
     struct utsname u;
     if (root[0]) {
-        read_line(root, "/proc/sys/kernel/osrelease", fp->kernel, sizeof fp->kernel);
+        file_read_line(root, "/proc/sys/kernel/osrelease", fp->kernel, sizeof fp->kernel);
     } else if (uname(&u) == 0) {
         snprintf(fp->kernel, sizeof fp->kernel, "%s", u.release);
     }
@@ -69,7 +56,7 @@ void fingerprint_read(nb_fingerprint *fp, const cpu_info *cpu, const char *uarch
     fp->smt = read_flag(root, "/sys/devices/system/cpu/smt/active", false);
     char p[128];
     snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu_index);
-    read_line(root, p, fp->governor, sizeof fp->governor);
+    file_read_line(root, p, fp->governor, sizeof fp->governor);
     /* acpi-cpufreq / amd-pstate: cpufreq/boost; intel_pstate: no_turbo. */
     fp->boost = read_flag(root, "/sys/devices/system/cpu/cpufreq/boost", false);
     if (fp->boost < 0)

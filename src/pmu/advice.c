@@ -5,6 +5,8 @@
  * message names the object (event, MSR, file) and gives one concrete action. */
 #include "pmu/advice.h"
 
+#include "fileio.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,25 +27,10 @@ void pmu_error_set(const char *fmt, ...)
     va_end(ap);
 }
 
-/* Read the first line of root+path into buf; false if it cannot be read. */
-static bool read_line(const char *root, const char *path, char *buf, size_t len)
-{
-    char full[512];
-    snprintf(full, sizeof full, "%s%s", root, path);
-    FILE *f = fopen(full, "r");
-    if (!f)
-        return false;
-    bool ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (ok)
-        buf[strcspn(buf, "\n")] = '\0';
-    return ok;
-}
-
 static int read_int(const char *root, const char *path, int dflt)
 {
     char buf[64];
-    if (!read_line(root, path, buf, sizeof buf))
+    if (!file_read_line(root, path, buf, sizeof buf))
         return dflt;
     char *end;
     long v = strtol(buf, &end, 10);
@@ -70,14 +57,14 @@ void pmu_sysinfo_read(const char *root, pmu_sysinfo *si)
     si->have_msr_module = exists(root, "/sys/module/msr") || exists(root, "/dev/cpu/0/msr");
     /* The lockdown file lists every mode with the active one in brackets. */
     char lock[128];
-    if (read_line(root, "/sys/kernel/security/lockdown", lock, sizeof lock)) {
+    if (file_read_line(root, "/sys/kernel/security/lockdown", lock, sizeof lock)) {
         char *open = strchr(lock, '['), *close = open ? strchr(open, ']') : NULL;
         if (open && close) {
             *close = '\0';
             snprintf(si->lockdown, sizeof si->lockdown, "%s", open + 1);
         }
     }
-    read_line(root, "/sys/module/msr/parameters/allow_writes", si->msr_allow_writes,
+    file_read_line(root, "/sys/module/msr/parameters/allow_writes", si->msr_allow_writes,
               sizeof si->msr_allow_writes);
     si->root = geteuid() == 0;
 }
