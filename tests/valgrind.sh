@@ -23,7 +23,7 @@ bad=0; n=0
 for t in "$@"; do
     n=$((n + 1)); name=$(basename "$t")
     "${vg[@]}" --log-file="$logdir/$name.%p.log" "$t" > "$logdir/$name.out" 2>&1; rc=$?
-    if [ $rc -ne 0 ] || cat "$logdir/$name".*.log 2>/dev/null | grep -q .; then
+    if [ $rc -ne 0 ] || cat "$logdir/$name".*.log 2>/dev/null | grep -v "^--[0-9]*-- " | grep -q .; then
         bad=$((bad + 1)); echo "$name: FAILED (status $rc)"; cat "$logdir/$name".*.log 2>/dev/null | head -n 30
     else
         echo "$name: ok"
@@ -41,7 +41,7 @@ for c in tests/cli/*.sh; do
     n=$((n + 1)); name=cli/$(basename "$c" .sh)
     rm -f "$logdir"/nb.*.log
     NB=$wrap bash "$c" > "$logdir/$(basename "$c").out" 2>&1; rc=$?
-    reports=$(cat "$logdir"/nb.*.log 2>/dev/null | grep -c .)
+    reports=$(cat "$logdir"/nb.*.log 2>/dev/null | grep -v "^--[0-9]*-- " | grep -c .)
     if [ $rc -eq 77 ]; then echo "$name: skipped: $(tail -n1 "$logdir/$(basename "$c").out")"
     elif [ $rc -ne 0 ] || [ "$reports" -ne 0 ]; then
         bad=$((bad + 1)); echo "$name: FAILED (status $rc, $reports valgrind report lines)"
