@@ -14,7 +14,7 @@
 
 const char *const job_fragment_names[FRAG_COUNT] = {"code", "init", "late_init", "one_time_init"};
 
-static void config_error_print(FILE *diag, const nb_config_error *e)
+void job_config_error_print(FILE *diag, const nb_config_error *e)
 {
     if (e->line > 0)
         fprintf(diag, "nb: %s:%d: %s\n", e->file, e->line, e->message);
@@ -129,7 +129,7 @@ int job_resolve_events(nb_job *j, const cpu_info *cpu, const char *uarch, FILE *
             rc = evdb_msr_events(o->msr_config, cpu->vendor, &j->msr, &e);
     }
     if (rc)
-        config_error_print(diag, &e);
+        job_config_error_print(diag, &e);
     return rc;
 }
 

@@ -71,16 +71,6 @@ static int pin_cpu(long cpu, int *pinned)
     return 0;
 }
 
-static void config_error_print(const nb_config_error *e)
-{
-    if (e->line > 0)
-        fprintf(stderr, "nb: %s:%d: %s\n", e->file, e->line, e->message);
-    else if (e->file[0])
-        fprintf(stderr, "nb: %s: %s\n", e->file, e->message);
-    else
-        fprintf(stderr, "nb: %s\n", e->message);
-}
-
 /* Run the job's measurement (or -dry_run) and write its record; the
  * diagnostics go to stderr as they come, and into an error record when
  * -output is csv or json. */
@@ -172,7 +162,7 @@ int main(int argc, char **argv)
     nb_config_error cerr;
     memset(&cerr, 0, sizeof cerr);
     if (evdb_select(&cpu, o.uarch, &uarch, &cerr) != 0) {
-        config_error_print(&cerr);
+        job_config_error_print(stderr, &cerr);
         return NB_EXIT_USAGE;
     }
     if (o.cpu_info) {
