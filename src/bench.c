@@ -215,6 +215,7 @@ void bench_session_free(bench_session *s)
 {
     if (!s)
         return;
+    runner_stop();
     drop_backend(s);
     free(s);
 }

@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -55,7 +56,11 @@
 #define AREA_SIZE (1u << 20)
 #define CAL_BODY 100              /* adds per loop iteration */
 #define CAL_LOOP_A 20
-#define CAL_LOOP_B 420
+/* 10,000 adds more in the long program: ~7,000 TSC ticks, so even a VM's
+ * 26-tick TSC steps (seen on a Zen 4 guest) are 0.4% of one reading, and
+ * the median over a run's samples goes well below that.  (It was 420: four
+ * times the time for no accuracy the tests could tell apart.) */
+#define CAL_LOOP_B 120
 #define CAL_REPS 8
 #define CAL_POINTS 11
 /* Runs averaged into one tsc sample.  A VM's TSC may advance in coarse
@@ -63,7 +68,7 @@
  * back-to-back runs falls at varying points of a step, so their mean
  * resolves far below one step where a single reading cannot. */
 #define INNER_RUNS 24
-#define CAL_PER_SAMPLE 8
+#define CAL_PER_SAMPLE 4
 #define ROBUST_TOL_TICKS 64.0
 #define SPIN_NS 10000000L         /* warm-up spin; also times the TSC */
 /* A measurement that starts within HOT_NS of the previous one's end (the
@@ -87,7 +92,25 @@
 #define PROG_SECOND FAULT_PROG_MEASURE
 #define PROG_CAL FAULT_PROG_CAL
 
+/* One run, by value (see "the measuring process" below); the code bytes
+ * follow the header in the mapping, then the samples. */
+typedef struct worker_job {
+    nb_options o;                /* only its numbers are read */
+    const pmu_backend *backend;  /* static data: the same in both processes */
+    pmu_config cfg;              /* its pointers are set to the fields below */
+    cpu_info cpu;
+    char sysfs_root[256], dev_root[256];
+    nb_event events[CODEGEN_MAX_CTR];   /* the group, when the child opens it */
+    size_t n_events;
+    bool with_clock;
+    bool opened;                 /* opened by the parent: counters in ctr[] */
+    long copies[2];
+    size_t len[4];               /* code, init, late_init, one_time_init */
+} worker_job;
+
 typedef struct shared_hdr {
+    worker_job job;
+    size_t code_cap;             /* bytes for the code after the header */
     int done, status;
     char msg[512];
     fault_record fault;
@@ -641,9 +664,6 @@ static int areas_map(size_t r14_size, char *err, size_t errlen)
     }
     return 0;
 }
-/* Parent: when the last measuring child ended and the TSC frequency it
- * measured; inherited by the next child as g_hot_tsc_ghz (0: not hot). */
-static double g_last_end_ns, g_last_tsc_ghz, g_hot_tsc_ghz;
 
 /* -debug under gdb: let gdb attach (Yama may require the permission), and
  * wait until it has, at most 30 s. */
@@ -701,39 +721,117 @@ static void run_gdb(const char *gdb, pid_t child)
         waitpid(g, NULL, 0);
 }
 
-static void child_main(const runner_job *job, double *samples, pid_t parent)
-{
-    const nb_options *o = job->o;
-    const bench_code *c = job->c;
-    shared_hdr *h = g_hdr;
-    char err[512];
-    g_code = c;
-    child_isolate(parent);
+/* ---- the measuring process ----
+ *
+ * One process measures run after run (every event group of a benchmark,
+ * every line of a batch) until it faults, times out or is told to end: the
+ * parent forks it once, and what set-up it does (pinning, fault handlers,
+ * the system-call filter, the calibration programs, the TSC's frequency) is
+ * done once.  It was forked before the runs it is given existed, so a run
+ * reaches it by value through the shared mapping (worker_job and the code
+ * bytes after the header), never as a pointer into the parent's heap.
+ * Between runs it puts back what the benchmark code could leave behind: the
+ * memory areas are zeroed again (MADV_DONTNEED: fresh zero pages, as a new
+ * child would have got), the x87 stack, the AVX upper halves and AMX tiles
+ * are reset; the generated harness already restores the GPRs, the flags,
+ * MXCSR and the x87 control word. */
 
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(job->cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0)
-        child_fail(NB_ESYSTEM, "cannot pin to CPU %s (sched_setaffinity failed)",
-                   (snprintf(err, sizeof err, "%d", job->cpu), err));
-    if (install_handlers(o->debug) != 0)
-        child_fail(NB_ESYSTEM, "%s", "cannot install the fault handlers");
+/* Child: the code fragments of the current run, in the shared mapping. */
+static bench_code g_job_code;
+
+static void child_ready(const worker_job *w, size_t r14_size)
+{
+    shared_hdr *h = g_hdr;
+    memset(&h->fault, 0, sizeof h->fault);
+    note_area("R14", g_areas.r14, r14_size);
+    note_area("RDI", g_areas.rdi, AREA_SIZE);
+    note_area("RSI", g_areas.rsi, AREA_SIZE);
+    note_area("RBP", g_areas.rbp, AREA_SIZE);
+    note_area("RSP", g_areas.rsp, AREA_SIZE);
+    const uint8_t *b = (const uint8_t *)(h + 1);
+    g_job_code = (bench_code){
+        .code = b, .code_len = w->len[0],
+        .init = b + w->len[0], .init_len = w->len[1],
+        .late_init = b + w->len[0] + w->len[1], .late_init_len = w->len[2],
+        .one_time_init = b + w->len[0] + w->len[1] + w->len[2], .one_time_init_len = w->len[3],
+    };
+    g_code = &g_job_code;
+}
+
+/* Child: what CPUID says, asked once (CPUID exits to the hypervisor in a
+ * VM: microseconds each). */
+static struct {
+    bool bmi2, avx, amx;
+} g_isa;
+
+static void child_isa(void)
+{
+    uint32_t r[4];
+    g_isa.bmi2 = cpu_has_bmi2();
+    cpu_cpuid(1, 0, r);
+    g_isa.avx = (r[2] >> 28) & 1;
+    cpu_cpuid(0, 0, r);
+    if (r[0] >= 7) {
+        cpu_cpuid(7, 0, r);
+        g_isa.amx = (r[3] >> 24) & 1;
+    }
+}
+
+/* Put back what one run's benchmark code may have changed (see above). */
+static void child_reset(void)
+{
+    madvise(g_areas.r14, g_areas.r14_size, MADV_DONTNEED);
+    uint8_t *small[4] = {g_areas.rdi, g_areas.rsi, g_areas.rbp, g_areas.rsp};
+    for (int i = 0; i < 4; i++)
+        madvise(small[i], AREA_SIZE, MADV_DONTNEED);
+    __asm__ volatile("fninit" ::: "memory");
+    if (g_isa.avx)   /* the OS enables AVX state wherever CPUID has AVX on Linux x86-64 */
+        __asm__ volatile("vzeroupper" ::: "memory");
+    if (g_isa.amx)
+        __asm__ volatile(".byte 0xc4, 0xe2, 0x78, 0x49, 0xc0" ::: "memory");   /* tilerelease */
+}
+
+/* The calibration state the measuring process keeps from run to run. */
+static struct {
+    bool built;
+    cal_progs cp;
+    double tsc_ghz;
+} g_cal;
+
+/* One run, as the parent described it in h->job; results into the mapping. */
+static void child_run(double *samples)
+{
+    shared_hdr *h = g_hdr;
+    const worker_job *w = &h->job;
+    const nb_options *o = &w->o;
+    const bench_code *c = &g_job_code;
+    char err[512];
+    child_ready(w, g_areas.r14_size);
 
     pmu_group grp;
-    if (job->opened) {
-        grp = *job->opened;
-    } else {
+    if (w->opened) {
         memset(&grp, 0, sizeof grp);
-        int rc = job->backend->open(job->cfg, job->plan, &grp);
+        grp.ctr = h->ctr;
+        grp.n_ctr = h->n_ctr;
+    } else {
+        pmu_config cfg = w->cfg;
+        cfg.cpu = &w->cpu;
+        cfg.sysfs_root = w->sysfs_root;
+        cfg.dev_root = w->dev_root;
+        nb_event ev[CODEGEN_MAX_CTR];
+        memcpy(ev, w->events, sizeof ev);
+        pmu_group_plan plan = {.events = ev, .n_events = w->n_events, .with_clock = w->with_clock};
+        memset(&grp, 0, sizeof grp);
+        int rc = w->backend->open(&cfg, &plan, &grp);
         if (rc) {
-            snprintf(err, sizeof err, "%s: %s", job->backend->name, pmu_last_error());
+            snprintf(err, sizeof err, "%s: %s", w->backend->name, pmu_last_error());
             child_fail(rc, "%s", err);
         }
+        if (grp.n_ctr > CODEGEN_MAX_CTR)
+            child_fail(NB_EUNSUPPORTED, "%s", "too many counters in one group");
+        h->n_ctr = grp.n_ctr;
+        memcpy(h->ctr, grp.ctr, grp.n_ctr * sizeof *grp.ctr);
     }
-    if (grp.n_ctr > CODEGEN_MAX_CTR)
-        child_fail(NB_EUNSUPPORTED, "%s", "too many counters in one group");
-    h->n_ctr = grp.n_ctr;
-    memcpy(h->ctr, grp.ctr, grp.n_ctr * sizeof *grp.ctr);
 
     codegen_read reads[CODEGEN_MAX_CTR];
     bool tsc_cal = false;
@@ -744,24 +842,18 @@ static void child_main(const runner_job *job, double *samples, pid_t parent)
     }
 
     size_t r14_size = g_areas.r14_size;
-    uint8_t *r14 = g_areas.r14, *rdi = g_areas.rdi, *rsi = g_areas.rsi;
-    uint8_t *rbp = g_areas.rbp, *rsp = g_areas.rsp;
-    note_area("R14", r14, r14_size);
-    note_area("RDI", rdi, AREA_SIZE);
-    note_area("RSI", rsi, AREA_SIZE);
-    note_area("RBP", rbp, AREA_SIZE);
-    note_area("RSP", rsp, AREA_SIZE);
-
     codegen_params p = {
         .code = c->code, .code_len = c->code_len,
         .init = c->init, .init_len = c->init_len,
         .late_init = c->late_init, .late_init_len = c->late_init_len,
         .loop_count = o->loop_count, .alignment_offset = o->alignment_offset,
-        .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = cpu_has_bmi2(),
+        .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = g_isa.bmi2,
         .reads = reads, .n_reads = grp.n_ctr,
-        .r14 = (uintptr_t)(r14 + r14_size / 2), .rdi = (uintptr_t)(rdi + AREA_SIZE / 2),
-        .rsi = (uintptr_t)(rsi + AREA_SIZE / 2), .rbp = (uintptr_t)(rbp + AREA_SIZE / 2),
-        .rsp = (uintptr_t)(rsp + AREA_SIZE / 2),
+        .r14 = (uintptr_t)(g_areas.r14 + r14_size / 2),
+        .rdi = (uintptr_t)(g_areas.rdi + AREA_SIZE / 2),
+        .rsi = (uintptr_t)(g_areas.rsi + AREA_SIZE / 2),
+        .rbp = (uintptr_t)(g_areas.rbp + AREA_SIZE / 2),
+        .rsp = (uintptr_t)(g_areas.rsp + AREA_SIZE / 2),
     };
     codegen_prog first, second, once = {0};
     int rc;
@@ -774,31 +866,27 @@ static void child_main(const runner_job *job, double *samples, pid_t parent)
         if ((rc = codegen_build(&q, &once, err, sizeof err)))
             child_fail(rc, "%s", err);
     }
-    p.copies = (size_t)job->copies[0];
+    p.copies = (size_t)w->copies[0];
     if ((rc = codegen_build(&p, &first, err, sizeof err)))
         child_fail(rc, "%s", err);
-    p.copies = (size_t)job->copies[1];
+    p.copies = (size_t)w->copies[1];
     if ((rc = codegen_build(&p, &second, err, sizeof err)))
         child_fail(rc, "%s", err);
 
-    cal_progs cp;
-    if (tsc_cal && (rc = cal_build(&cp, err, sizeof err)))
-        child_fail(rc, "%s", err);
-    if (tsc_cal)
-        h->imul_latency = cp.n > 1 ? cp.ch[1].latency : 0;
-
-    if (g_wait_for_gdb) {
-        wait_for_tracer();
-        g_debug_shown = true;   /* gdb showed them; later traps just go on */
+    bool settle = false;
+    if (tsc_cal && !g_cal.built) {
+        if ((rc = cal_build(&g_cal.cp, err, sizeof err)))
+            child_fail(rc, "%s", err);
+        g_cal.built = true;
+        g_cal.tsc_ghz = g_hot_tsc_ghz > 0 ? g_hot_tsc_ghz : spin_tsc_ghz();
+        settle = g_hot_tsc_ghz <= 0;
     }
-    request_amx();
-    /* Last: from here on a system call from anywhere but nb's own code traps. */
-    if (sandbox_trap_syscalls(err, sizeof err) != 0)
-        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%s", err);
+    if (tsc_cal) {
+        h->imul_latency = g_cal.cp.n > 1 ? g_cal.cp.ch[1].latency : 0;
+        h->tsc_ghz = g_cal.tsc_ghz;
+    }
     if (once.base)
         run_prog(&once, PROG_ONE_TIME);
-    if (tsc_cal)
-        h->tsc_ghz = g_hot_tsc_ghz > 0 ? g_hot_tsc_ghz : spin_tsc_ghz();
     for (long i = 0; i < o->initial_warm_up_count; i++)
         run_prog(&first, PROG_FIRST);
 
@@ -806,12 +894,12 @@ static void child_main(const runner_job *job, double *samples, pid_t parent)
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
     double *ratio = samples + 2 * per_run;   /* [run * n + i] */
     double *add_ratio = ratio + 2 * n;       /* the ADD chain's alone */
-    if (tsc_cal && g_hot_tsc_ghz <= 0) {
-        /* settle: a few calibration points before the first kept sample */
+    if (settle) {
+        /* a few calibration points before the first kept sample */
         double warm[CAL_POINTS];
-        cal_points(&cp, warm, CAL_POINTS);
+        cal_points(&g_cal.cp, warm, CAL_POINTS);
     }
-    const cal_progs *cpp = tsc_cal ? &cp : NULL;
+    const cal_progs *cpp = tsc_cal ? &g_cal.cp : NULL;
     measure(&first, PROG_FIRST, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, samples, ratio,
             add_ratio, h->overflow);
     measure(&second, PROG_SECOND, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr,
@@ -827,10 +915,55 @@ static void child_main(const runner_job *job, double *samples, pid_t parent)
                     for (long i = 0; i < n; i++)
                         samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /= h->cal_run[r];
     }
-    if (!job->opened)
-        job->backend->close(&grp);
+    if (!w->opened)
+        w->backend->close(&grp);
+    codegen_free(&first);
+    codegen_free(&second);
+    if (once.base)
+        codegen_free(&once);
+    child_reset();
     h->done = 1;
-    _exit(0);
+}
+
+/* The measuring process: set up once, then one run per byte received on
+ * `sock`, one byte sent back after each; ends when the parent closes it. */
+static _Noreturn void child_main(int sock, int cpu, bool debug, pid_t parent)
+{
+    shared_hdr *h = g_hdr;
+    char err[512];
+    child_isolate(parent);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        child_fail(NB_ESYSTEM, "cannot pin to CPU %s (sched_setaffinity failed)",
+                   (snprintf(err, sizeof err, "%d", cpu), err));
+    if (install_handlers(debug) != 0)
+        child_fail(NB_ESYSTEM, "%s", "cannot install the fault handlers");
+    child_isa();
+    if (g_wait_for_gdb) {
+        wait_for_tracer();
+        g_debug_shown = true;   /* gdb showed them; later traps just go on */
+    }
+    request_amx();
+    /* Last: from here on a system call from anywhere but nb's own code traps. */
+    if (sandbox_trap_syscalls(err, sizeof err) != 0)
+        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%s", err);
+    double *samples = (double *)((uint8_t *)(h + 1) + h->code_cap);
+    for (;;) {
+        char b;
+        ssize_t got = recv(sock, &b, 1, 0);
+        if (got == 0)
+            _exit(0);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            _exit(1);
+        }
+        child_run(samples);
+        if (send(sock, &b, 1, MSG_NOSIGNAL) != 1)
+            _exit(1);
+    }
 }
 
 /* ---- parent ---- */
@@ -855,8 +988,8 @@ static void fault_context_of(const runner_job *job, fault_context *fc)
 
 /* Wait at most limit_ns (0: no limit) for the child to end: 1 when it did
  * (*st), 0 on timeout, -1 on error.  A pidfd wakes the parent the moment the
- * child exits (a batch runs hundreds of children per second); kernels
- * without pidfd_open (before 5.3) fall back to polling with growing sleeps. */
+ * child exits; kernels without pidfd_open (before 5.3) fall back to polling
+ * with growing sleeps. */
 static int wait_child(pid_t pid, int *st, double limit_ns)
 {
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -893,8 +1026,23 @@ static int wait_child(pid_t pid, int *st, double limit_ns)
     return rc;
 }
 
-/* Registered with restore.h while the child runs: a SIGINT/SIGTERM/SIGHUP
- * of nb kills and reaps the child before nb dies (async-signal-safe). */
+/* Parent: the measuring process and what it was started with (a run that
+ * needs another CPU, other memory areas, a bigger mapping or -debug gets a
+ * new one). */
+static struct {
+    pid_t pid;
+    int sock;                /* the parent's end of the socket pair */
+    shared_hdr *h;
+    size_t map_len, code_cap;
+    long n_cap;
+    int cpu;
+    size_t r14_size;
+    bool debug;
+} g_worker = {.sock = -1};
+
+/* Registered with restore.h while a measuring process lives: a
+ * SIGINT/SIGTERM/SIGHUP of nb kills and reaps it before nb dies
+ * (async-signal-safe). */
 static void kill_child(void)
 {
     pid_t c = g_child;
@@ -906,26 +1054,77 @@ static void kill_child(void)
     }
 }
 
-int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen)
+/* After the measuring process has ended and been reaped. */
+static void worker_forget(void)
 {
-    memset(out, 0, sizeof *out);
-    long n = job->o->n_measurements;
-    size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
-    size_t map_len = sizeof(shared_hdr) + (2 * per_run + 4 * (size_t)n) * sizeof(double);
+    g_child = 0;
+    restore_forget_fn(kill_child);
+    if (g_worker.sock >= 0)
+        close(g_worker.sock);
+    if (g_worker.h)
+        munmap(g_worker.h, g_worker.map_len);
+    g_worker.pid = 0;
+    g_worker.sock = -1;
+    g_worker.h = NULL;
+    g_hdr = NULL;
+    g_last_end_ns = now_ns();
+}
+
+void runner_stop(void)
+{
+    if (!g_worker.pid)
+        return;
+    /* Closing the socket tells it to end; it is killed if it does not. */
+    close(g_worker.sock);
+    g_worker.sock = -1;
+    int st;
+    if (wait_child(g_worker.pid, &st, STOP_GRACE_NS) != 1) {
+        kill(g_worker.pid, SIGKILL);
+        while (waitpid(g_worker.pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    worker_forget();
+}
+
+static size_t round_up_pow2(size_t v, size_t min)
+{
+    size_t r = min;
+    while (r < v)
+        r *= 2;
+    return r;
+}
+
+/* A measuring process fit for this job: the running one, or a new one. */
+static int worker_for(const runner_job *job, size_t code_len, char *err, size_t errlen)
+{
+    const nb_options *o = job->o;
+    long n = o->n_measurements;
+    if (g_worker.pid && g_worker.cpu == job->cpu && g_worker.r14_size == (size_t)o->r14_size &&
+        !o->debug && !g_worker.debug && n <= g_worker.n_cap && code_len <= g_worker.code_cap)
+        return 0;
+    runner_stop();
+    int arc = areas_map((size_t)o->r14_size, err, errlen);
+    if (arc)
+        return arc;
+    size_t code_cap = round_up_pow2(code_len, 64u << 10);
+    long n_cap = n > 64 ? n : 64;
+    size_t per_run = CODEGEN_MAX_CTR * (size_t)n_cap;
+    size_t map_len = sizeof(shared_hdr) + code_cap + (2 * per_run + 4 * (size_t)n_cap) * sizeof(double);
     void *m = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
         snprintf(err, errlen, "cannot map %zu bytes for the results", map_len);
         return NB_ENOMEM;
     }
-    shared_hdr *h = m;
-    double *samples = (double *)(h + 1);   /* the samples follow the header */
-    int arc = areas_map((size_t)job->o->r14_size, err, errlen);
-    if (arc) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        snprintf(err, errlen, "socketpair: %s", strerror(errno));
         munmap(m, map_len);
-        return arc;
+        return NB_ESYSTEM;
     }
+    shared_hdr *h = m;
+    h->code_cap = code_cap;
     char gdb_buf[512];
-    const char *gdb = job->o->debug ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
+    const char *gdb = o->debug ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
     g_wait_for_gdb = gdb != NULL;
     bool hot = g_last_tsc_ghz > 0 && now_ns() - g_last_end_ns < HOT_NS;
     g_hot_tsc_ghz = hot ? g_last_tsc_ghz : 0;
@@ -936,38 +1135,141 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
         munmap(m, map_len);
         return NB_ESYSTEM;
     }
     if (pid == 0) {
+        close(sv[0]);
         g_hdr = h;
-        child_main(job, samples, parent);
+        child_main(sv[1], job->cpu, o->debug, parent);
     }
+    close(sv[1]);
     g_child = pid;
     restore_push_fn(kill_child);   /* a SIGINT/SIGTERM/SIGHUP of nb also ends the child */
-
-    int st = 0, rc = 0;
-    bool stopped = false;
+    g_worker.pid = pid;
+    g_worker.sock = sv[0];
+    g_worker.h = h;
+    g_worker.map_len = map_len;
+    g_worker.code_cap = code_cap;
+    g_worker.n_cap = n_cap;
+    g_worker.cpu = job->cpu;
+    g_worker.r14_size = (size_t)o->r14_size;
+    g_worker.debug = o->debug;
     if (gdb)
         run_gdb(gdb, pid);
-    /* No timeout while a person debugs. */
-    int w = wait_child(pid, &st, job->o->debug ? 0 : job->o->timeout * 1e9);
-    if (w < 0) {
-        snprintf(err, errlen, "waitpid: %s", strerror(errno));
-        rc = NB_ESYSTEM;
-    } else if (w == 0) {
+    return 0;
+}
+
+/* The job, by value, into the mapping (see worker_job). */
+static void worker_post(const runner_job *job)
+{
+    shared_hdr *h = g_worker.h;
+    const bench_code *c = job->c;
+    worker_job *w = &h->job;
+    memset(&h->fault, 0, sizeof h->fault);
+    h->done = 0;
+    h->status = 0;
+    h->msg[0] = 0;
+    h->n_cal = 0;
+    memset(h->overflow, 0, sizeof h->overflow);
+    w->o = *job->o;
+    w->backend = job->backend;
+    w->cfg = *job->cfg;
+    w->cpu = job->cfg->cpu ? *job->cfg->cpu : (cpu_info){0};
+    snprintf(w->sysfs_root, sizeof w->sysfs_root, "%s", job->cfg->sysfs_root ? job->cfg->sysfs_root : "");
+    snprintf(w->dev_root, sizeof w->dev_root, "%s", job->cfg->dev_root ? job->cfg->dev_root : "");
+    w->cfg.cpu = NULL;
+    w->cfg.sysfs_root = NULL;
+    w->cfg.dev_root = NULL;
+    w->opened = job->opened != NULL;
+    if (job->opened) {
+        h->n_ctr = job->opened->n_ctr;
+        memcpy(h->ctr, job->opened->ctr, job->opened->n_ctr * sizeof *h->ctr);
+        w->n_events = 0;
+    } else {
+        h->n_ctr = 0;
+        w->n_events = job->plan->n_events < CODEGEN_MAX_CTR ? job->plan->n_events : CODEGEN_MAX_CTR;
+        memcpy(w->events, job->plan->events, w->n_events * sizeof *w->events);
+        w->with_clock = job->plan->with_clock;
+    }
+    w->copies[0] = job->copies[0];
+    w->copies[1] = job->copies[1];
+    const uint8_t *part[4] = {c->code, c->init, c->late_init, c->one_time_init};
+    size_t len[4] = {c->code_len, c->init_len, c->late_init_len, c->one_time_init_len};
+    uint8_t *dst = (uint8_t *)(h + 1);
+    for (int i = 0; i < 4; i++) {
+        w->len[i] = part[i] ? len[i] : 0;
+        if (w->len[i])
+            memcpy(dst, part[i], w->len[i]);
+        dst += w->len[i];
+    }
+}
+
+/* Wait at most limit_ns (0: none) for the run's answer: 1 done, 0 timeout,
+ * -1 the process ended (or the socket failed). */
+static int worker_wait(double limit_ns)
+{
+    double t0 = now_ns();
+    for (;;) {
+        double left = limit_ns > 0 ? limit_ns - (now_ns() - t0) : 1e9;
+        if (left <= 0)
+            return 0;
+        struct pollfd p = {.fd = g_worker.sock, .events = POLLIN};
+        int r = poll(&p, 1, left > 1e9 ? 1000 : (int)(left / 1e6) + 1);
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (r > 0) {
+            char b;
+            ssize_t got = recv(g_worker.sock, &b, 1, 0);
+            if (got == 1)
+                return 1;
+            if (got == 0 || errno != EINTR)
+                return -1;
+        }
+    }
+}
+
+int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    long n = job->o->n_measurements;
+    size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
+    const bench_code *c = job->c;
+    size_t code_len = c->code_len + c->init_len + c->late_init_len + c->one_time_init_len;
+    int wrc = worker_for(job, code_len, err, errlen);
+    if (wrc)
+        return wrc;
+    shared_hdr *h = g_worker.h;
+    worker_post(job);
+    char b = 1;
+    int w;
+    if (send(g_worker.sock, &b, 1, MSG_NOSIGNAL) != 1)
+        w = -1;
+    else   /* no timeout while a person debugs */
+        w = worker_wait(job->o->debug ? 0 : job->o->timeout * 1e9);
+
+    int st = 0, rc = 0;
+    bool stopped = false, ended = w != 1;
+    if (w == 0) {
         /* Ask the child to note where it is and exit; kill it if it does
          * not within the grace time. */
         stopped = true;
-        kill(pid, STOP_SIGNAL);
-        if (wait_child(pid, &st, STOP_GRACE_NS) != 1) {
-            kill(pid, SIGKILL);
-            while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        kill(g_worker.pid, STOP_SIGNAL);
+        if (wait_child(g_worker.pid, &st, STOP_GRACE_NS) != 1) {
+            kill(g_worker.pid, SIGKILL);
+            while (waitpid(g_worker.pid, &st, 0) < 0 && errno == EINTR)
+                ;
+        }
+    } else if (w < 0) {
+        /* it ended: a fault, a failure, or killed */
+        if (wait_child(g_worker.pid, &st, STOP_GRACE_NS) != 1) {
+            kill(g_worker.pid, SIGKILL);
+            while (waitpid(g_worker.pid, &st, 0) < 0 && errno == EINTR)
                 ;
         }
     }
-    g_child = 0;
-    restore_forget_fn(kill_child);
     /* The benchmark could write anywhere in the child, this mapping too:
      * take nothing from it on trust. */
     h->msg[sizeof h->msg - 1] = 0;
@@ -984,34 +1286,33 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
                 h->sandbox_note);
         g_sandbox_noted = true;
     }
-    if (rc == 0) {
-        fault_context fc;
-        fault_context_of(job, &fc);
-        char sn[32];
-        if (h->fault.signo) {
-            fault_describe(&h->fault, &fc, err, errlen);
-            rc = NB_EFAULT;
-        } else if (stopped) {
-            snprintf(err, errlen, "the benchmark code did not finish within %g s (-timeout); "
-                     "it was stopped", job->o->timeout);
-            rc = NB_EFAULT;
-        } else if (WIFSIGNALED(st)) {
-            snprintf(err, errlen, "the measuring process died of %s (signal %d)",
-                     fault_signal_name(WTERMSIG(st), sn, sizeof sn), WTERMSIG(st));
-            rc = NB_EFAULT;
-        } else if (!h->done && h->status) {
-            snprintf(err, errlen, "%s", h->msg[0] ? h->msg : "the measuring process failed");
-            rc = h->status;
-        } else if (!h->done) {
-            /* Ended without a word: only an exit system call does that
-             * (where seccomp could not trap it). */
-            snprintf(err, errlen, "the measuring process ended (exit status %d) before the "
-                     "measurement was done: the benchmark code probably made an exit system call",
-                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-            rc = NB_EFAULT;
-        }
+    fault_context fc;
+    fault_context_of(job, &fc);
+    char sn[32];
+    if (h->fault.signo) {
+        fault_describe(&h->fault, &fc, err, errlen);
+        rc = NB_EFAULT;
+    } else if (stopped) {
+        snprintf(err, errlen, "the benchmark code did not finish within %g s (-timeout); "
+                 "it was stopped", job->o->timeout);
+        rc = NB_EFAULT;
+    } else if (ended && WIFSIGNALED(st)) {
+        snprintf(err, errlen, "the measuring process died of %s (signal %d)",
+                 fault_signal_name(WTERMSIG(st), sn, sizeof sn), WTERMSIG(st));
+        rc = NB_EFAULT;
+    } else if (!h->done && h->status) {
+        snprintf(err, errlen, "%s", h->msg[0] ? h->msg : "the measuring process failed");
+        rc = h->status;
+    } else if (!h->done) {
+        /* Ended without a word: only an exit system call does that
+         * (where seccomp could not trap it). */
+        snprintf(err, errlen, "the measuring process ended (exit status %d) before the "
+                 "measurement was done: the benchmark code probably made an exit system call",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        rc = NB_EFAULT;
     }
     if (rc == 0) {
+        double *samples = (double *)((uint8_t *)(h + 1) + g_worker.code_cap);
         out->n_ctr = h->n_ctr;
         out->ctr = calloc(h->n_ctr ? h->n_ctr : 1, sizeof *out->ctr);
         out->overflow = calloc(h->n_ctr ? h->n_ctr : 1, sizeof *out->overflow);
@@ -1040,7 +1341,10 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
             out->alu_slowdown = h->alu_slowdown;
         }
     }
-    munmap(m, map_len);
+    if (ended)
+        worker_forget();
+    else if (job->o->debug)
+        runner_stop();   /* -debug: a process of its own per run, as gdb saw it */
     return rc;
 }
 

@@ -1,5 +1,8 @@
 /* nb runner: runs one event group's measurement in a pinned child process.
  *
+ * The child is kept from run to run (the groups of a benchmark, the lines of
+ * a batch) until it faults, times out, needs other settings (CPU, -r14_size,
+ * -debug) or runner_stop() ends it; each run gets zeroed memory areas.
  * The child pins itself to the CPU, catches faults on an alternate stack,
  * opens the group's counters (when the backend opens in the measuring
  * process), maps the memory areas, generates the programs (codegen.h), runs
@@ -52,8 +55,12 @@ typedef struct runner_output {
                                     than the clock (sibling hyperthread) */
 } runner_output;
 
-/* Returns 0, NB_EFAULT (message in err), or another negative status. */
+/* Returns 0, NB_EFAULT (message in err), or another negative status.  The
+ * measuring process is kept for the next run (see runner_stop). */
 int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen);
+
+/* End the measuring process kept between runs, if there is one. */
+void runner_stop(void);
 
 void runner_output_free(runner_output *out);
 
