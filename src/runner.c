@@ -64,11 +64,19 @@
 #define CAL_REPS 8
 #define CAL_POINTS 11
 /* Runs averaged into one tsc sample.  A VM's TSC may advance in coarse
- * steps (21 ticks, ~37 core cycles, on the development VM); the start of
+ * steps (21 ticks on one development VM, 26 on another); the start of
  * back-to-back runs falls at varying points of a step, so their mean
- * resolves far below one step where a single reading cannot. */
-#define INNER_RUNS 24
-#define CAL_PER_SAMPLE 4
+ * resolves far below one step where a single reading cannot.  How many: as
+ * many as fill INNER_TICKS, timed on the sample's first run, within
+ * [INNER_MIN, INNER_MAX], so that a short program (-unroll_count 100: a few
+ * hundred ticks, a few steps) gets many and a long one, whose readings a
+ * step hardly moves, few.  (It was 24 for every program: 200 repeated
+ * 'imul rax, rax' lines read sd 0.0097 cycles with 24, 0.0074 with 8, on a
+ * busy host where the noise is the host's, at a third of the time.) */
+#define INNER_MIN 8
+#define INNER_MAX 64
+#define INNER_TICKS 20000.0
+#define CAL_PER_SAMPLE 2
 #define ROBUST_TOL_TICKS 64.0
 #define SPIN_NS 10000000L         /* warm-up spin; also times the TSC */
 /* A measurement that starts within HOT_NS of the previous one's end (the
@@ -335,7 +343,7 @@ static void run_prog(const codegen_prog *p, int kind)
 }
 
 /* Mean of the values within max(ROBUST_TOL_TICKS, 2%) of their median: the
- * mean keeps the dithering that sub-step resolution needs (see INNER_RUNS),
+ * mean keeps the dithering that sub-step resolution needs (see INNER_TICKS),
  * the window drops runs an interrupt or a preemption landed in. */
 static double robust_mean(const double *v, size_t n)
 {
@@ -494,19 +502,24 @@ static int cal_build(cal_progs *cp, char *err, size_t errlen)
 
 /* warm discarded runs, then n kept ones; samples[c * n + i].  With a
  * calibration pair (tsc backend) each kept sample is the robust mean of
- * INNER_RUNS back-to-back runs, and the first CAL_PER_SAMPLE of them are each
- * followed by one run of both calibration programs: ratio[i], the ticks per
- * core cycle next to sample i. */
+ * INNER_MIN..INNER_MAX back-to-back runs (see INNER_TICKS), and the first
+ * CAL_PER_SAMPLE of them are each followed by one run of both calibration
+ * programs: ratio[i], the ticks per core cycle next to sample i. */
 static void measure(const codegen_prog *p, int kind, long warm, long n, const cal_progs *cp,
                     size_t n_ctr, const pmu_counter *ctr, double *samples, double *ratio,
                     double *add_ratio, bool *ovf)
 {
-    double tmp[CODEGEN_MAX_CTR][INNER_RUNS];
+    double tmp[CODEGEN_MAX_CTR][INNER_MAX];
     double ca[2][CAL_PER_SAMPLE], cb[2][CAL_PER_SAMPLE];
-    size_t inner = cp ? INNER_RUNS : 1;
+    size_t inner = cp ? INNER_MIN : 1;
     for (long i = -warm; i < n; i++) {
         for (size_t r = 0; r < (i < 0 ? 1 : inner); r++) {
+            uint64_t t0 = cp && i == 0 && r == 0 ? rdtsc_now() : 0;
             run_prog(p, kind);
+            if (t0) {
+                double t = (double)(rdtsc_now() - t0), want = INNER_TICKS / (t > 1 ? t : 1);
+                inner = want >= INNER_MAX ? INNER_MAX : want <= INNER_MIN ? INNER_MIN : (size_t)want;
+            }
             if (i < 0)
                 continue;
             for (size_t c = 0; c < n_ctr; c++)
