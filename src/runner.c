@@ -135,6 +135,13 @@ typedef struct shared_hdr {
 } shared_hdr;
 
 static shared_hdr *g_hdr;
+
+/* The samples: after the header and the code_cap bytes of code (a multiple
+ * of 64 KiB, so of a double's size). */
+static double *hdr_samples(shared_hdr *h)
+{
+    return (double *)(h + 1) + h->code_cap / sizeof(double);
+}
 /* Parent: when the last measuring child ended and the TSC frequency it
  * measured; inherited by the next child as g_hot_tsc_ghz (0: not hot). */
 static double g_last_end_ns, g_last_tsc_ghz, g_hot_tsc_ghz;
@@ -962,7 +969,7 @@ static _Noreturn void child_main(int sock, int cpu, bool debug, pid_t parent)
     /* Last: from here on a system call from anywhere but nb's own code traps. */
     if (sandbox_trap_syscalls(err, sizeof err) != 0)
         snprintf(h->sandbox_note, sizeof h->sandbox_note, "%s", err);
-    double *samples = (double *)((uint8_t *)(h + 1) + h->code_cap);
+    double *samples = hdr_samples(h);
     for (;;) {
         char b;
         ssize_t got = recv(sock, &b, 1, 0);
@@ -1325,7 +1332,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
         rc = NB_EFAULT;
     }
     if (rc == 0) {
-        double *samples = (double *)((uint8_t *)(h + 1) + g_worker.code_cap);
+        double *samples = hdr_samples(h);
         out->n_ctr = h->n_ctr;
         out->ctr = calloc(h->n_ctr ? h->n_ctr : 1, sizeof *out->ctr);
         out->overflow = calloc(h->n_ctr ? h->n_ctr : 1, sizeof *out->overflow);
