@@ -617,8 +617,12 @@ static void note_area(const char *name, const uint8_t *m, size_t size)
 /* The child's own safety before any benchmark code: no core file, death
  * with nb (even SIGKILL of nb leaves no child running), the default action
  * for the signals nb handles (the parent restores settings, not the child:
- * Ctrl-C reaches both), and nb's output out of the benchmark's reach. */
-static void child_isolate(pid_t parent)
+ * Ctrl-C reaches both), nb's output out of the benchmark's reach, and no
+ * descriptor of nb's but the socket to the parent: a file nb reads (a batch
+ * file, or stdin) shares its offset with the child, and whatever moved it
+ * there (valgrind's libc clean-up at the child's exit did: a batch read its
+ * lines twice) would move nb's.  Returns the socket's new number. */
+static int child_isolate(pid_t parent, int sock)
 {
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
@@ -628,12 +632,21 @@ static void child_isolate(pid_t parent)
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) {
-        dup2(null, STDOUT_FILENO);
-        if (null != STDOUT_FILENO)
-            close(null);
+    int null_in = open("/dev/null", O_RDONLY), null_out = open("/dev/null", O_WRONLY);
+    if (null_in >= 0)
+        dup2(null_in, STDIN_FILENO);
+    if (null_out >= 0)
+        dup2(null_out, STDOUT_FILENO);
+    /* stderr stays: nb's own last-resort messages; the socket becomes fd 3 */
+    if (sock != 3) {
+        if (dup2(sock, 3) != 3)
+            _exit(1);
+        sock = 3;
     }
+    if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
+        for (int fd = 4; fd < 1024; fd++)   /* kernels before 5.9 */
+            close(fd);
+    return sock;
 }
 
 /* Linux hands out AMX tile state only on request: ask, so that AMX code
@@ -951,7 +964,7 @@ static _Noreturn void child_main(int sock, int cpu, bool debug, pid_t parent)
 {
     shared_hdr *h = g_hdr;
     char err[512];
-    child_isolate(parent);
+    sock = child_isolate(parent, sock);
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
