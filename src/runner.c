@@ -507,47 +507,79 @@ static int cal_build(cal_progs *cp, char *err, size_t errlen)
     return 0;
 }
 
-/* warm discarded runs, then n kept ones; samples[c * n + i].  With a
- * calibration pair (tsc backend) each kept sample is the robust mean of
- * INNER_MIN..INNER_MAX back-to-back runs (see INNER_TICKS), and the first
+/* One program's measurement: its kept samples (samples[c * n + i]) and,
+ * with the tsc backend's calibration, ratio[i] (ticks per core cycle next
+ * to sample i) and add_ratio[i] (the ADD chain's alone). */
+typedef struct run_state {
+    const codegen_prog *p;
+    double *samples, *ratio, *add_ratio;
+    size_t inner;        /* runs per sample (tsc), set on the first kept run */
+} run_state;
+
+/* Sample i of a run (i < 0: a discarded warm-up run).  With a calibration
+ * pair (tsc backend) a kept sample is the robust mean of INNER_MIN..
+ * INNER_MAX back-to-back runs (see INNER_TICKS), and the first
  * CAL_PER_SAMPLE of them are each followed by one run of both calibration
- * programs: ratio[i], the ticks per core cycle next to sample i. */
-static void measure(const codegen_prog *p, int kind, long warm, long n, const cal_progs *cp,
-                    size_t n_ctr, const pmu_counter *ctr, double *samples, double *ratio,
-                    double *add_ratio, bool *ovf)
+ * programs. */
+static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp, size_t n_ctr,
+                   const pmu_counter *ctr, bool *ovf)
 {
     double tmp[CODEGEN_MAX_CTR][INNER_MAX];
     double ca[2][CAL_PER_SAMPLE], cb[2][CAL_PER_SAMPLE];
-    size_t inner = cp ? INNER_MIN : 1;
-    for (long i = -warm; i < n; i++) {
-        for (size_t r = 0; r < (i < 0 ? 1 : inner); r++) {
-            uint64_t t0 = cp && i == 0 && r == 0 ? rdtsc_now() : 0;
-            run_prog(p, kind);
-            if (t0) {
-                double t = (double)(rdtsc_now() - t0), want = INNER_TICKS / (t > 1 ? t : 1);
-                inner = want >= INNER_MAX ? INNER_MAX : want <= INNER_MIN ? INNER_MIN : (size_t)want;
-            }
-            if (i < 0)
-                continue;
-            for (size_t c = 0; c < n_ctr; c++)
-                tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(p, ctr, c, &ovf[c]);
-            for (size_t k = 0; cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
-                ca[k][r] = cal_run_ticks(&cp->ch[k].a);
-                cb[k][r] = cal_run_ticks(&cp->ch[k].b);
-            }
+    if (i == 0)
+        rs->inner = cp ? INNER_MIN : 1;
+    for (size_t r = 0; r < (i < 0 ? 1 : rs->inner); r++) {
+        uint64_t t0 = cp && i == 0 && r == 0 ? rdtsc_now() : 0;
+        run_prog(rs->p, kind);
+        if (t0) {
+            double t = (double)(rdtsc_now() - t0), want = INNER_TICKS / (t > 1 ? t : 1);
+            rs->inner = want >= INNER_MAX ? INNER_MAX : want <= INNER_MIN ? INNER_MIN
+                                                                           : (size_t)want;
         }
         if (i < 0)
-            continue;
+            return;
         for (size_t c = 0; c < n_ctr; c++)
-            samples[c * (size_t)n + (size_t)i] = inner > 1 ? robust_mean(tmp[c], inner) : tmp[c][0];
-        for (size_t k = 0; cp && k < cp->n; k++) {
-            double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
-            if (k == 0)
-                add_ratio[i] = v;
-            if (k == 0 || v < ratio[i])
-                ratio[i] = v;
+            tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(rs->p, ctr, c, &ovf[c]);
+        for (size_t k = 0; cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
+            ca[k][r] = cal_run_ticks(&cp->ch[k].a);
+            cb[k][r] = cal_run_ticks(&cp->ch[k].b);
         }
     }
+    for (size_t c = 0; c < n_ctr; c++)
+        rs->samples[c * (size_t)n + (size_t)i] =
+            rs->inner > 1 ? robust_mean(tmp[c], rs->inner) : tmp[c][0];
+    for (size_t k = 0; cp && k < cp->n; k++) {
+        double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
+        if (k == 0)
+            rs->add_ratio[i] = v;
+        if (k == 0 || v < rs->ratio[i])
+            rs->ratio[i] = v;
+    }
+}
+
+/* Both runs: `warm` discarded runs, then n kept samples of each.  With a
+ * counter backend as nanoBench does it, the first program's samples, then
+ * the second's.  With the tsc backend (cp) interleaved, sample i of the
+ * first program next to sample i of the second: on a VM the host can slow
+ * the core for a millisecond or more at a time (seen: 8 samples in a row of
+ * one run 2.7x slow, which made a load chain read -3.07 cycles), and a slow
+ * stretch then falls on both runs, whose difference is the result, and
+ * their calibration alike, instead of on one run only. */
+static void measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
+                    const pmu_counter *ctr, bool *ovf)
+{
+    if (!cp) {
+        for (int r = 0; r < 2; r++)
+            for (long i = -warm; i < n; i++)
+                sample(&rs[r], r ? PROG_SECOND : PROG_FIRST, i, n, cp, n_ctr, ctr, ovf);
+        return;
+    }
+    for (int r = 0; r < 2; r++)
+        for (long i = -warm; i < 0; i++)
+            sample(&rs[r], r ? PROG_SECOND : PROG_FIRST, i, n, cp, n_ctr, ctr, ovf);
+    for (long i = 0; i < n; i++)
+        for (int r = 0; r < 2; r++)
+            sample(&rs[r], r ? PROG_SECOND : PROG_FIRST, i, n, cp, n_ctr, ctr, ovf);
 }
 
 double runner_calibrate_once(void)
@@ -933,10 +965,12 @@ static void child_run(double *samples)
         cal_points(&g_cal.cp, warm, CAL_POINTS);
     }
     const cal_progs *cpp = tsc_cal ? &g_cal.cp : NULL;
-    measure(&first, PROG_FIRST, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, samples, ratio,
-            add_ratio, h->overflow);
-    measure(&second, PROG_SECOND, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr,
-            samples + per_run, ratio + n, add_ratio + n, h->overflow);
+    run_state rs[2] = {
+        {.p = &first, .samples = samples, .ratio = ratio, .add_ratio = add_ratio},
+        {.p = &second, .samples = samples + per_run, .ratio = ratio + n,
+         .add_ratio = add_ratio + n},
+    };
+    measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow);
     if (tsc_cal) {
         h->n_cal = 2 * (size_t)n;
         h->cal_run[0] = stats_median(ratio, (size_t)n);

