@@ -65,7 +65,7 @@ static bool grow(jv *c)
         return false;
     c->items = items;
     if (c->t == JV_OBJ) {
-        char **keys = realloc(c->keys, cap * sizeof *keys);
+        const char **keys = realloc(c->keys, cap * sizeof *keys);
         if (!keys)
             return false;
         c->keys = keys;
@@ -80,13 +80,11 @@ jv *jv_set(jv *obj, const char *key, jv *val)
         jv_free(val);
         return NULL;
     }
-    char *k = strdup(key);
-    if (!k || !grow(obj)) {
-        free(k);
+    if (!grow(obj)) {
         jv_free(val);
         return NULL;
     }
-    obj->keys[obj->n] = k;
+    obj->keys[obj->n] = key;
     obj->items[obj->n++] = val;
     return val;
 }
@@ -115,13 +113,10 @@ void jv_free(jv *v)
 {
     if (!v)
         return;
-    for (size_t i = 0; i < v->n; i++) {
+    for (size_t i = 0; i < v->n; i++)
         jv_free(v->items[i]);
-        if (v->t == JV_OBJ)
-            free(v->keys[i]);
-    }
     free(v->items);
-    free(v->keys);
+    free((void *)v->keys);
     free(v->s);
     free(v);
 }
@@ -130,6 +125,11 @@ void jv_format_num(double d, char *buf, size_t buflen)
 {
     if (!isfinite(d)) {
         snprintf(buf, buflen, "null");
+        return;
+    }
+    /* whole numbers (tick counts, sizes) need no search for the shortest */
+    if (fabs(d) < 1e15 && d == (double)(long long)d) {
+        snprintf(buf, buflen, "%lld", (long long)d);
         return;
     }
     snprintf(buf, buflen, "%.15g", d);
