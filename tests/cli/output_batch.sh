@@ -68,8 +68,11 @@ got=$(cut -d' ' -f1-4 "$tmp/summary")
 # plausible values (accuracy itself is tested by engine_measure and test_engine;
 # here 3 samples on a loaded machine)
 near() { awk -v v="$1" -v w="$2" 'BEGIN { exit !(v > w - 0.4 && v < w + 0.4) }'; }
-near "$(sed -n 1p "$tmp/summary" | cut -d' ' -f5)" 3 || fail "imul chain not ~3 cycles: $(sed -n 1p "$tmp/summary")"
-near "$(sed -n 2p "$tmp/summary" | cut -d' ' -f5)" 2 || fail "add pair not ~2 cycles: $(sed -n 2p "$tmp/summary")"
+# (under valgrind, tests/valgrind.sh, the code runs on a synthetic CPU: not judged)
+if [ -z "${NB_UNDER_VALGRIND:-}" ]; then
+    near "$(sed -n 1p "$tmp/summary" | cut -d' ' -f5)" 3 || fail "imul chain not ~3 cycles: $(sed -n 1p "$tmp/summary")"
+    near "$(sed -n 2p "$tmp/summary" | cut -d' ' -f5)" 2 || fail "add pair not ~2 cycles: $(sed -n 2p "$tmp/summary")"
+fi
 grep -q 'nb: line 7: asm:1:1: unknown mnemonic' "$tmp/err" || fail "line 7's diagnostic on stderr"
 grep -q 'nb: line 11: .*unterminated " quote' "$tmp/err" || fail "line 11's diagnostic"
 grep -q 'nb: line 12: nothing to benchmark' "$tmp/err" || fail "line 12's diagnostic"
@@ -90,7 +93,8 @@ grep -q '^error: the benchmark code raised SIGSEGV' "$tmp/out.txt" || fail "text
 cmd=$($PY -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["command"])' "$tmp/out.json")
 case "$cmd" in "nb -asm 'imul rax, rax'"*) ;; *) fail "command: $cmd" ;; esac
 out=$(eval "\"$NB\" ${cmd#nb }" 2>/dev/null) || fail "re-running '$cmd'"
-near "$(echo "$out" | sed -n 's/^CORE_CYCLES: //p')" 3 || fail "re-run of '$cmd' gave: $out"
+[ -n "${NB_UNDER_VALGRIND:-}" ] || near "$(echo "$out" | sed -n 's/^CORE_CYCLES: //p')" 3 ||
+    fail "re-run of '$cmd' gave: $out"
 
 # stdin, every line fine: exit 0
 printf -- '-asm "add rax, rax"\n-asm "imul rax, rax"\n' | "$NB" "${FAST[@]}" -batch - -output json > "$tmp/ok.json" 2>/dev/null
