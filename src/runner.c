@@ -530,18 +530,20 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
 {
     double tmp[CODEGEN_MAX_CTR][INNER_MAX];
     double ca[2][CAL_PER_SAMPLE], cb[2][CAL_PER_SAMPLE];
-    if (i == 0)
-        rs->inner = cp ? INNER_MIN : 1;
-    for (size_t r = 0; r < (i < 0 ? 1 : rs->inner); r++) {
+    if (i < 0) {
+        run_prog(rs->p, kind);
+        return;
+    }
+    size_t runs = cp && rs->inner > 1 ? rs->inner : 1;
+    for (size_t r = 0; r < runs; r++) {
         uint64_t t0 = cp && i == 0 && r == 0 ? rdtsc_now() : 0;
         run_prog(rs->p, kind);
         if (t0) {
             double t = (double)(rdtsc_now() - t0), want = INNER_TICKS / (t > 1 ? t : 1);
             rs->inner = want >= INNER_MAX ? INNER_MAX : want <= INNER_MIN ? INNER_MIN
                                                                            : (size_t)want;
+            runs = rs->inner;
         }
-        if (i < 0)
-            return;
         for (size_t c = 0; c < n_ctr; c++)
             tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(rs->p, ctr, c, &ovf[c]);
         for (size_t k = 0; cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
@@ -550,8 +552,7 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
         }
     }
     for (size_t c = 0; c < n_ctr; c++)
-        rs->samples[c * (size_t)n + (size_t)i] =
-            rs->inner > 1 ? robust_mean(tmp[c], rs->inner) : tmp[c][0];
+        rs->samples[c * (size_t)n + (size_t)i] = runs > 1 ? robust_mean(tmp[c], runs) : tmp[c][0];
     for (size_t k = 0; cp && k < cp->n; k++) {
         double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
         if (k == 0)
@@ -572,18 +573,21 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
 static void measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
                     const pmu_counter *ctr, bool *ovf)
 {
+    static const int RUN_KIND[2] = {PROG_FIRST, PROG_SECOND};
+    for (int r = 0; r < 2; r++)
+        rs[r].inner = cp ? INNER_MIN : 1;
     if (!cp) {
         for (int r = 0; r < 2; r++)
             for (long i = -warm; i < n; i++)
-                sample(&rs[r], r ? PROG_SECOND : PROG_FIRST, i, n, cp, n_ctr, ctr, ovf);
+                sample(&rs[r], RUN_KIND[r], i, n, cp, n_ctr, ctr, ovf);
         return;
     }
     for (int r = 0; r < 2; r++)
         for (long i = -warm; i < 0; i++)
-            sample(&rs[r], r ? PROG_SECOND : PROG_FIRST, i, n, cp, n_ctr, ctr, ovf);
+            sample(&rs[r], RUN_KIND[r], i, n, cp, n_ctr, ctr, ovf);
     for (long i = 0; i < n; i++)
         for (int r = 0; r < 2; r++)
-            sample(&rs[r], r ? PROG_SECOND : PROG_FIRST, i, n, cp, n_ctr, ctr, ovf);
+            sample(&rs[r], RUN_KIND[r], i, n, cp, n_ctr, ctr, ovf);
 }
 
 double runner_calibrate_once(void)
