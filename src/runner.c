@@ -870,6 +870,71 @@ static struct {
     double tsc_ghz;
 } g_cal;
 
+/* Child: the groups a backend opens in the measuring process (perf), kept
+ * open for later runs that count the same events with the same settings:
+ * a batch opens each event group once, not once per line.  The least
+ * recently used is closed when all KEPT_GROUPS are taken. */
+#define KEPT_GROUPS 16
+static struct kept_group {
+    bool used;
+    unsigned long last;
+    const pmu_backend *backend;
+    pmu_config cfg;              /* the numbers; its pointers are not compared */
+    nb_event events[CODEGEN_MAX_CTR];
+    size_t n_events;
+    bool with_clock;
+    pmu_group grp;
+} g_kept[KEPT_GROUPS];
+static unsigned long g_kept_clock;
+
+static bool same_group(const struct kept_group *k, const worker_job *w)
+{
+    return k->used && k->backend == w->backend && k->n_events == w->n_events &&
+           k->with_clock == w->with_clock && k->cfg.cpu_index == w->cfg.cpu_index &&
+           k->cfg.count_usr == w->cfg.count_usr && k->cfg.count_os == w->cfg.count_os &&
+           k->cfg.fixed_counters == w->cfg.fixed_counters &&
+           memcmp(k->events, w->events, w->n_events * sizeof *w->events) == 0;
+}
+
+static const pmu_group *child_group(const worker_job *w)
+{
+    struct kept_group *k = NULL;
+    for (size_t i = 0; i < KEPT_GROUPS && !k; i++)
+        if (same_group(&g_kept[i], w))
+            k = &g_kept[i];
+    if (!k) {
+        k = &g_kept[0];
+        for (size_t i = 0; i < KEPT_GROUPS && k->used; i++)
+            if (!g_kept[i].used || g_kept[i].last < k->last)
+                k = &g_kept[i];
+        if (k->used)
+            k->backend->close(&k->grp);
+        memset(k, 0, sizeof *k);
+        pmu_config cfg = w->cfg;
+        cfg.cpu = &w->cpu;
+        cfg.sysfs_root = w->sysfs_root;
+        cfg.dev_root = w->dev_root;
+        memcpy(k->events, w->events, sizeof k->events);
+        pmu_group_plan plan = {.events = k->events, .n_events = w->n_events,
+                               .with_clock = w->with_clock};
+        int rc = w->backend->open(&cfg, &plan, &k->grp);
+        if (rc) {
+            char err[512];
+            snprintf(err, sizeof err, "%s: %s", w->backend->name, pmu_last_error());
+            child_fail(rc, "%s", err);
+        }
+        if (k->grp.n_ctr > CODEGEN_MAX_CTR)
+            child_fail(NB_EUNSUPPORTED, "%s", "too many counters in one group");
+        k->used = true;
+        k->backend = w->backend;
+        k->cfg = w->cfg;
+        k->n_events = w->n_events;
+        k->with_clock = w->with_clock;
+    }
+    k->last = ++g_kept_clock;
+    return &k->grp;
+}
+
 /* One run, as the parent described it in h->job; results into the mapping. */
 static void child_run(double *samples)
 {
@@ -886,21 +951,7 @@ static void child_run(double *samples)
         grp.ctr = h->ctr;
         grp.n_ctr = h->n_ctr;
     } else {
-        pmu_config cfg = w->cfg;
-        cfg.cpu = &w->cpu;
-        cfg.sysfs_root = w->sysfs_root;
-        cfg.dev_root = w->dev_root;
-        nb_event ev[CODEGEN_MAX_CTR];
-        memcpy(ev, w->events, sizeof ev);
-        pmu_group_plan plan = {.events = ev, .n_events = w->n_events, .with_clock = w->with_clock};
-        memset(&grp, 0, sizeof grp);
-        int rc = w->backend->open(&cfg, &plan, &grp);
-        if (rc) {
-            snprintf(err, sizeof err, "%s: %s", w->backend->name, pmu_last_error());
-            child_fail(rc, "%s", err);
-        }
-        if (grp.n_ctr > CODEGEN_MAX_CTR)
-            child_fail(NB_EUNSUPPORTED, "%s", "too many counters in one group");
+        grp = *child_group(w);
         h->n_ctr = grp.n_ctr;
         memcpy(h->ctr, grp.ctr, grp.n_ctr * sizeof *grp.ctr);
     }
@@ -989,8 +1040,6 @@ static void child_run(double *samples)
                     for (long i = 0; i < n; i++)
                         samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /= h->cal_run[r];
     }
-    if (!w->opened)
-        w->backend->close(&grp);
     codegen_free(&first);
     codegen_free(&second);
     if (once.base)
