@@ -76,7 +76,9 @@
 #define INNER_MIN 8
 #define INNER_MAX 64
 #define INNER_TICKS 20000.0
-#define CAL_PER_SAMPLE 2
+/* Calibration pairs after each pair of samples (one of each program),
+ * shared by both. */
+#define CAL_PER_SAMPLE 3
 #define ROBUST_TOL_TICKS 64.0
 /* Warm-up spin before a measuring process's first calibration (the core
  * leaves any idle frequency; the calibration next to every sample follows
@@ -525,8 +527,8 @@ typedef struct run_state {
  * INNER_MAX back-to-back runs (see INNER_TICKS), and the first
  * CAL_PER_SAMPLE of them are each followed by one run of both calibration
  * programs. */
-static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp, size_t n_ctr,
-                   const pmu_counter *ctr, bool *ovf)
+static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp, bool calibrate,
+                   size_t n_ctr, const pmu_counter *ctr, bool *ovf)
 {
     double tmp[CODEGEN_MAX_CTR][INNER_MAX];
     double ca[2][CAL_PER_SAMPLE], cb[2][CAL_PER_SAMPLE];
@@ -546,14 +548,14 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
         }
         for (size_t c = 0; c < n_ctr; c++)
             tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(rs->p, ctr, c, &ovf[c]);
-        for (size_t k = 0; cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
+        for (size_t k = 0; calibrate && cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
             ca[k][r] = cal_run_ticks(&cp->ch[k].a);
             cb[k][r] = cal_run_ticks(&cp->ch[k].b);
         }
     }
     for (size_t c = 0; c < n_ctr; c++)
         rs->samples[c * (size_t)n + (size_t)i] = runs > 1 ? robust_mean(tmp[c], runs) : tmp[c][0];
-    for (size_t k = 0; cp && k < cp->n; k++) {
+    for (size_t k = 0; calibrate && cp && k < cp->n; k++) {
         double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
         if (k == 0)
             rs->add_ratio[i] = v;
@@ -565,13 +567,15 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
 /* Both runs: `warm` discarded runs, then n kept samples of each.  With a
  * counter backend as nanoBench does it, the first program's samples, then
  * the second's.  With the tsc backend (cp) interleaved, sample i of the
- * first program next to sample i of the second: on a VM the host can slow
- * the core for a millisecond or more at a time (seen: 8 samples in a row of
- * one run 2.7x slow, which made a load chain read -3.07 cycles), and a slow
- * stretch then falls on both runs, whose difference is the result, and
- * their calibration alike, instead of on one run only. */
-static void measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
-                    const pmu_counter *ctr, bool *ovf)
+ * first program next to sample i of the second, and one calibration after
+ * both, which the two share: on a VM the host can slow the core for a
+ * millisecond or more at a time (seen: 8 samples in a row of one run 2.7x
+ * slow, which made a load chain read -3.07 cycles), and a slow stretch then
+ * falls on both runs, whose difference is the result, and on the clock
+ * ratio they are divided by, instead of on one run only.  Returns how many
+ * calibration ratios were taken (in rs[0].ratio; rs[1]'s are copies). */
+static size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
+                      const pmu_counter *ctr, bool *ovf)
 {
     static const int RUN_KIND[2] = {PROG_FIRST, PROG_SECOND};
     for (int r = 0; r < 2; r++)
@@ -579,15 +583,19 @@ static void measure(run_state rs[2], long warm, long n, const cal_progs *cp, siz
     if (!cp) {
         for (int r = 0; r < 2; r++)
             for (long i = -warm; i < n; i++)
-                sample(&rs[r], RUN_KIND[r], i, n, cp, n_ctr, ctr, ovf);
-        return;
+                sample(&rs[r], RUN_KIND[r], i, n, NULL, false, n_ctr, ctr, ovf);
+        return 0;
     }
     for (int r = 0; r < 2; r++)
         for (long i = -warm; i < 0; i++)
-            sample(&rs[r], RUN_KIND[r], i, n, cp, n_ctr, ctr, ovf);
-    for (long i = 0; i < n; i++)
-        for (int r = 0; r < 2; r++)
-            sample(&rs[r], RUN_KIND[r], i, n, cp, n_ctr, ctr, ovf);
+            sample(&rs[r], RUN_KIND[r], i, n, cp, false, n_ctr, ctr, ovf);
+    for (long i = 0; i < n; i++) {
+        sample(&rs[1], RUN_KIND[1], i, n, cp, false, n_ctr, ctr, ovf);
+        sample(&rs[0], RUN_KIND[0], i, n, cp, true, n_ctr, ctr, ovf);
+        rs[1].ratio[i] = rs[0].ratio[i];
+        rs[1].add_ratio[i] = rs[0].add_ratio[i];
+    }
+    return (size_t)n;
 }
 
 double runner_calibrate_once(void)
@@ -1028,9 +1036,9 @@ static void child_run(double *samples)
         {.p = &second, .samples = samples + per_run, .ratio = ratio + n,
          .add_ratio = add_ratio + n},
     };
-    measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow);
+    size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow);
     if (tsc_cal) {
-        h->n_cal = 2 * (size_t)n;
+        h->n_cal = n_cal;
         h->cal_run[0] = stats_median(ratio, (size_t)n);
         h->cal_run[1] = stats_median(ratio + n, (size_t)n);
         h->alu_slowdown = stats_median(add_ratio, 2 * (size_t)n) / stats_median(ratio, 2 * (size_t)n) - 1;
