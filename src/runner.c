@@ -573,7 +573,7 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
  * slow, which made a load chain read -3.07 cycles), and a slow stretch then
  * falls on both runs, whose difference is the result, and on the clock
  * ratio they are divided by, instead of on one run only.  Returns how many
- * calibration ratios were taken (in rs[0].ratio; rs[1]'s are copies). */
+ * calibration ratios were taken, all in rs[0] (the second run uses them too). */
 static size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
                       const pmu_counter *ctr, bool *ovf)
 {
@@ -592,8 +592,6 @@ static size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, s
     for (long i = 0; i < n; i++) {
         sample(&rs[1], RUN_KIND[1], i, n, cp, false, n_ctr, ctr, ovf);
         sample(&rs[0], RUN_KIND[0], i, n, cp, true, n_ctr, ctr, ovf);
-        rs[1].ratio[i] = rs[0].ratio[i];
-        rs[1].add_ratio[i] = rs[0].add_ratio[i];
     }
     return (size_t)n;
 }
@@ -822,8 +820,7 @@ static bench_code g_job_code;
 static void child_ready(const worker_job *w, size_t r14_size)
 {
     shared_hdr *h = g_hdr;
-    memset(&h->fault, 0, sizeof h->fault);
-    note_area("R14", g_areas.r14, r14_size);
+    note_area("R14", g_areas.r14, r14_size);   /* the parent emptied the record */
     note_area("RDI", g_areas.rdi, AREA_SIZE);
     note_area("RSI", g_areas.rsi, AREA_SIZE);
     note_area("RBP", g_areas.rbp, AREA_SIZE);
@@ -1023,7 +1020,7 @@ static void child_run(double *samples)
 
     long n = o->n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
-    double *ratio = samples + 2 * per_run;   /* [run * n + i] */
+    double *ratio = samples + 2 * per_run;   /* [i], shared by both runs */
     double *add_ratio = ratio + 2 * n;       /* the ADD chain's alone */
     if (settle) {
         /* a few calibration points before the first kept sample */
@@ -1033,15 +1030,13 @@ static void child_run(double *samples)
     const cal_progs *cpp = tsc_cal ? &g_cal.cp : NULL;
     run_state rs[2] = {
         {.p = &first, .samples = samples, .ratio = ratio, .add_ratio = add_ratio},
-        {.p = &second, .samples = samples + per_run, .ratio = ratio + n,
-         .add_ratio = add_ratio + n},
+        {.p = &second, .samples = samples + per_run},
     };
     size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow);
     if (tsc_cal) {
         h->n_cal = n_cal;
-        h->cal_run[0] = stats_median(ratio, (size_t)n);
-        h->cal_run[1] = stats_median(ratio + n, (size_t)n);
-        h->alu_slowdown = stats_median(add_ratio, 2 * (size_t)n) / stats_median(ratio, 2 * (size_t)n) - 1;
+        h->cal_run[0] = h->cal_run[1] = stats_median(ratio, n_cal);
+        h->alu_slowdown = stats_median(add_ratio, n_cal) / h->cal_run[0] - 1;
         for (int r = 0; r < 2; r++)
             for (size_t k = 0; k < grp.n_ctr; k++)
                 if (grp.ctr[k].tsc_cycles)
@@ -1201,6 +1196,17 @@ static void worker_forget(void)
     g_last_end_ns = now_ns();
 }
 
+/* Wait up to the grace time for the measuring process to end, then kill
+ * it; reaped either way, its status in *st. */
+static void reap_worker(int *st)
+{
+    if (wait_child(g_worker.pid, st, STOP_GRACE_NS) != 1) {
+        kill(g_worker.pid, SIGKILL);
+        while (waitpid(g_worker.pid, st, 0) < 0 && errno == EINTR)
+            ;
+    }
+}
+
 void runner_stop(void)
 {
     if (!g_worker.pid)
@@ -1209,11 +1215,7 @@ void runner_stop(void)
     close(g_worker.sock);
     g_worker.sock = -1;
     int st;
-    if (wait_child(g_worker.pid, &st, STOP_GRACE_NS) != 1) {
-        kill(g_worker.pid, SIGKILL);
-        while (waitpid(g_worker.pid, &st, 0) < 0 && errno == EINTR)
-            ;
-    }
+    reap_worker(&st);
     worker_forget();
 }
 
@@ -1388,19 +1390,9 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
          * not within the grace time. */
         stopped = true;
         kill(g_worker.pid, STOP_SIGNAL);
-        if (wait_child(g_worker.pid, &st, STOP_GRACE_NS) != 1) {
-            kill(g_worker.pid, SIGKILL);
-            while (waitpid(g_worker.pid, &st, 0) < 0 && errno == EINTR)
-                ;
-        }
-    } else if (w < 0) {
-        /* it ended: a fault, a failure, or killed */
-        if (wait_child(g_worker.pid, &st, STOP_GRACE_NS) != 1) {
-            kill(g_worker.pid, SIGKILL);
-            while (waitpid(g_worker.pid, &st, 0) < 0 && errno == EINTR)
-                ;
-        }
     }
+    if (ended)   /* stopped, or it ended: a fault, a failure, or killed */
+        reap_worker(&st);
     /* The benchmark could write anywhere in the child, this mapping too:
      * take nothing from it on trust. */
     h->msg[sizeof h->msg - 1] = 0;
