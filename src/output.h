@@ -21,6 +21,8 @@ typedef struct nb_out {
     bool batch;
     char **cols;          /* CSV header, once written */
     size_t n_cols;
+    long *slot;           /* column numbers by name (output.c), -1: free */
+    size_t n_slot;
 } nb_out;
 
 void out_init(nb_out *out, nb_output fmt, FILE *f, bool batch);
