@@ -20,10 +20,11 @@ typedef struct jv {
     bool b;
     double num;
     long long i;
-    char *s;
+    char *s;             /* JV_STR */
     struct jv **items;   /* JV_ARR, JV_OBJ */
-    const char **keys;   /* JV_OBJ; not owned (see jv_set) */
-    size_t n, cap;
+    const char **keys;   /* JV_OBJ; the array owned, the keys not (see jv_set) */
+    size_t n, cap, key_cap, s_cap;
+    struct jv *items_next;   /* json.c's cache of freed nodes */
 } jv;
 
 jv *jv_null(void);
@@ -43,6 +44,8 @@ jv *jv_push(jv *arr, jv *val);
 const jv *jv_get(const jv *obj, const char *key);
 
 void jv_free(jv *v);
+/* Gives back the nodes jv_free keeps for reuse (see json.c); at exit. */
+void jv_cache_release(void);
 
 /* Compact JSON, no newline. */
 void jv_write(FILE *f, const jv *v);
