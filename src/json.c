@@ -2,6 +2,8 @@
 #include "json.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +187,105 @@ void jv_free(jv *v)
     g_cached++;
 }
 
+/* The p significant digits of M * 2^-sh (a double's exact value), rounded
+ * half to even as printf does, and its decimal exponent: *e10 is a first
+ * guess, corrected here.  False where the arithmetic would not fit. */
+static bool exact_digits(uint64_t M, int sh, int p, int *e10, uint64_t *m)
+{
+    static const uint64_t P10[21] = {
+        1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+        100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+        10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+        100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL, 0};
+    for (int tries = 0; tries < 4; tries++) {
+        int k = p - 1 - *e10;
+        if (k < 0 || k > 20)
+            return false;
+        unsigned __int128 pk = k == 20 ? (unsigned __int128)P10[19] * 10 : P10[k];
+        unsigned __int128 n = (unsigned __int128)M * pk;
+        unsigned __int128 q = n >> sh, r = n & (((unsigned __int128)1 << sh) - 1);
+        unsigned __int128 half = (unsigned __int128)1 << (sh - 1);
+        if (r > half || (r == half && (q & 1)))
+            q++;
+        if (q >= P10[p]) {
+            (*e10)++;
+        } else if (q < P10[p - 1]) {
+            (*e10)--;
+        } else {
+            *m = (uint64_t)q;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether m * 10^-k reads back as M * 2^-sh: it lies in the double's
+ * rounding interval, whose ends belong to it when M is even. */
+static bool reads_back(uint64_t M, int sh, uint64_t m, int k)
+{
+    unsigned __int128 pk = 1;
+    for (int i = 0; i < k; i++)
+        pk *= 10;
+    unsigned __int128 v = ((unsigned __int128)m << (sh + 1));
+    unsigned __int128 lo = (unsigned __int128)(2 * M - 1) * pk, hi = (unsigned __int128)(2 * M + 1) * pk;
+    return (M & 1) ? v > lo && v < hi : v >= lo && v <= hi;
+}
+
+/* jv_format_num for 1e-4 <= |d| < 1e14 without printf: exact integer
+ * arithmetic on the double's bits (a batch line writes ~100 numbers, and
+ * printf's multiple-precision digits with strtod's check were a tenth of
+ * its time).  Same text as the printf path; false where it does not apply. */
+static bool format_fixed(double d, char *buf, size_t buflen)
+{
+    double a = fabs(d);
+    if (!(a >= 1e-4 && a < 1e14) || buflen < 32)
+        return false;
+    int e2;
+    double fr = frexp(a, &e2);
+    uint64_t M = (uint64_t)ldexp(fr, 53);
+    int sh = 53 - e2;
+    if (M == (UINT64_C(1) << 52) || sh < 1 || sh > 66)
+        return false;   /* a power of two: its interval is lopsided */
+    int e10 = (int)floor(log10(a)), p = 15;
+    uint64_t m;
+    if (!exact_digits(M, sh, p, &e10, &m))
+        return false;
+    if (!reads_back(M, sh, m, p - 1 - e10)) {
+        p = 17;
+        if (!exact_digits(M, sh, p, &e10, &m))
+            return false;
+    }
+    if (e10 < -4 || e10 >= p)
+        return false;   /* printf would use an exponent */
+    char dig[20];
+    for (int i = p - 1; i >= 0; i--, m /= 10)
+        dig[i] = (char)('0' + m % 10);
+    int last = p - 1;   /* trailing zeros of the fraction go, as with %g */
+    while (last > e10 && last > 0 && dig[last] == '0')
+        last--;
+    char *o = buf;
+    if (d < 0)
+        *o++ = '-';
+    if (e10 < 0) {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = -1; i > e10; i--)
+            *o++ = '0';
+        memcpy(o, dig, (size_t)last + 1);
+        o += last + 1;
+    } else {
+        memcpy(o, dig, (size_t)e10 + 1);
+        o += e10 + 1;
+        if (last > e10) {
+            *o++ = '.';
+            memcpy(o, dig + e10 + 1, (size_t)(last - e10));
+            o += last - e10;
+        }
+    }
+    *o = 0;
+    return true;
+}
+
 void jv_format_num(double d, char *buf, size_t buflen)
 {
     if (!isfinite(d)) {
@@ -196,6 +297,8 @@ void jv_format_num(double d, char *buf, size_t buflen)
         snprintf(buf, buflen, "%lld", (long long)d);
         return;
     }
+    if (format_fixed(d, buf, buflen))
+        return;
     snprintf(buf, buflen, "%.15g", d);
     if (strtod(buf, NULL) != d)
         snprintf(buf, buflen, "%.17g", d);

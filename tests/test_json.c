@@ -1,0 +1,131 @@
+/* json: numbers written exactly as printf's shortest-of-%.15g/%.17g form
+ * (json.c formats most of them with integer arithmetic instead), nodes
+ * reused across records without leaking one record's contents into the
+ * next, and strings escaped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+/* What jv_format_num wrote before its integer path: the reference. */
+static void ref_format(double d, char *buf, size_t len)
+{
+    if (fabs(d) < 1e15 && d == (double)(long long)d) {
+        snprintf(buf, len, "%lld", (long long)d);
+        return;
+    }
+    snprintf(buf, len, "%.15g", d);
+    if (strtod(buf, NULL) != d)
+        snprintf(buf, len, "%.17g", d);
+    if (strcmp(buf, "-0") == 0)
+        snprintf(buf, len, "0");
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void check(double d)
+{
+    char got[32], want[32];
+    jv_format_num(d, got, sizeof got);
+    ref_format(d, want, sizeof want);
+    if (strcmp(got, want) != 0)
+        fail_msg("%a: wrote %s, printf's form is %s", d, got, want);
+    if (strtod(got, NULL) != d && !(d == 0 && strcmp(got, "0") == 0))
+        fail_msg("%a: %s does not read back", d, got);
+}
+
+static void test_numbers_match_printf(void **state)
+{
+    (void)state;
+    /* values as nb writes them: cycle counts, ratios, samples */
+    static const double fixed[] = {
+        2.0, 0.702, 0.70199999999999996, 1259.2592592592594, 3.0000000000000004, 1e-4,
+        0.00010000000000000002, 9.9999999999999995e-5, 99999999999999.98, 1e14, 0.1, 0.3,
+        2.675, 1.005, 123456.789, 0.0014245014245014248, 5e-324, 1e300, -2.5, -0.0,
+        9.9999999999999982, 0.99999999999999989, 4503599627370495.5, 0.5, 0.25, 1.5,
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        check(fixed[i]);
+    /* short decimals, and quotients like nb's averages */
+    for (int i = 1; i < 50000; i++) {
+        check(i / 1000.0);
+        check(i / 7.0);
+        check(-i / 3.0);
+        check(1.0 / i);
+        check(i * 0.1);
+    }
+    /* random bits across the whole range and around the edges of the
+     * integer path (1e-4, 1e14) */
+    for (int i = 0; i < 300000; i++) {
+        uint64_t b = next();
+        double d;
+        memcpy(&d, &b, sizeof d);
+        if (isfinite(d))
+            check(d);
+        double e = ldexp((double)(next() >> 11), -53) * pow(10, (int)(next() % 24) - 6);
+        check(e);
+        check(nextafter(e, 0));
+    }
+}
+
+static void test_nodes_reused_cleanly(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 3; round++) {
+        jv *o = jv_obj();
+        jv *a = jv_set(o, "a", jv_arr());
+        for (int i = 0; i < 20; i++)
+            jv_push(a, round == 1 ? jv_str("a fairly long string, longer than 32 bytes") : jv_int(i));
+        jv_set(o, "s", jv_str(round == 2 ? "x" : "quote \" backslash \\ tab \t"));
+        jv_set(o, "n", jv_null());
+        jv_set(o, "b", jv_bool(round == 0));
+        jv_set(o, "f", jv_num(round + 0.5));
+        for (int i = 0; i < 12; i++)   /* an object past its first capacity */
+            jv_set(o, "k", jv_int(i));
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        jv_write(f, o);
+        fclose(f);
+        if (round == 0)
+            assert_non_null(strstr(buf, "\"a\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19],"
+                                        "\"s\":\"quote \\\" backslash \\\\ tab \\t\",\"n\":null,"
+                                        "\"b\":true,\"f\":0.5,\"k\":0,"));
+        if (round == 1)
+            assert_non_null(strstr(buf, "[\"a fairly long string, longer than 32 bytes\","));
+        if (round == 2) {
+            assert_non_null(strstr(buf, "\"s\":\"x\",\"n\":null,\"b\":false,\"f\":2.5,"));
+            assert_null(strstr(buf, "quote"));
+        }
+        assert_int_equal(jv_get(o, "a")->n, 20);
+        free(buf);
+        jv_free(o);
+    }
+    jv_cache_release();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_numbers_match_printf),
+        cmocka_unit_test(test_nodes_reused_cleanly),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
