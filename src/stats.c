@@ -35,12 +35,31 @@ double stats_aggregate(const double *v, size_t n, nb_agg agg)
 {
     if (n == 0)
         return 0;
+    if (agg == AGG_MIN || agg == AGG_MAX) {
+        double r = v[0];
+        for (size_t i = 1; i < n; i++)
+            if (agg == AGG_MIN ? v[i] < r : v[i] > r)
+                r = v[i];
+        return r;
+    }
     double small[256];
     double *s = n <= 256 ? small : malloc(n * sizeof *s);
     if (!s)
         return 0;
     memcpy(s, v, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
+    if (n <= 64) {
+        /* nb's samples and calibrations come 1-64 at a time, several times
+         * a run: insertion sort, without qsort's call per comparison */
+        for (size_t i = 1; i < n; i++) {
+            double x = s[i];
+            size_t j = i;
+            for (; j > 0 && s[j - 1] > x; j--)
+                s[j] = s[j - 1];
+            s[j] = x;
+        }
+    } else {
+        qsort(s, n, sizeof *s, cmp_double);
+    }
     double r = aggregate_sorted(s, n, agg);
     if (s != small)
         free(s);
