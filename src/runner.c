@@ -78,6 +78,14 @@
 #define INNER_MIN 2
 #define INNER_MAX 64
 #define INNER_TICKS 10000.0
+/* ... and no more than INNER_EXEC over the executions of the code the two
+ * programs differ by: a step's rounding, spread over back-to-back runs,
+ * shrinks with the root of the runs and with those executions, not with a
+ * run's length, so 1,000 copies of a NOP need no more runs than 1,000
+ * copies of an ADD (they took four times as many: a quarter of a default
+ * batch line went to averaging fast snippets far below what the host's
+ * own noise lets a result show). */
+#define INNER_EXEC 8000.0
 /* Calibration runs after each pair of samples (one of each program),
  * shared by both; a run an interrupt spoiled is dropped (see sample()) and
  * the median over a line's pairs is used. */
@@ -523,6 +531,7 @@ typedef struct run_state {
     const codegen_prog *p;
     double *samples, *ratio, *add_ratio;
     size_t inner;        /* runs per sample (tsc), set on the first kept run */
+    double enough;       /* runs that resolve the TSC's steps (see INNER_EXEC) */
 } run_state;
 
 /* Sample i of a run (i < 0: a discarded warm-up run).  With a calibration
@@ -545,6 +554,8 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
         run_prog(rs->p, kind);
         if (t0) {
             double t = (double)(rdtsc_now() - t0), want = INNER_TICKS / (t > 1 ? t : 1);
+            if (want > rs->enough)
+                want = rs->enough;
             rs->inner = want >= INNER_MAX ? INNER_MAX : want <= INNER_MIN ? INNER_MIN
                                                                            : (size_t)want;
             runs = rs->inner;
@@ -1051,9 +1062,14 @@ static void child_run(double *samples)
         cal_points(&g_cal.cp, warm, CAL_POINTS);
     }
     const cal_progs *cpp = tsc_cal ? &g_cal.cp : NULL;
+    /* the executions of the code the two programs differ by: a TSC step's
+     * share of the result per run (see INNER_EXEC) */
+    double execs = ((double)second.n_copies - (double)first.n_copies) *
+                   (double)(o->loop_count > 0 ? o->loop_count : 1);
+    double enough = execs >= 1 ? INNER_EXEC / execs : INNER_MAX;
     run_state rs[2] = {
-        {.p = &first, .samples = samples, .ratio = ratio, .add_ratio = add_ratio},
-        {.p = &second, .samples = samples + per_run},
+        {.p = &first, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
+        {.p = &second, .samples = samples + per_run, .enough = enough},
     };
     size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow);
     if (tsc_cal) {
