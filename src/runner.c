@@ -55,11 +55,15 @@
 
 #define AREA_SIZE (1u << 20)
 #define CAL_BODY 100              /* adds per loop iteration */
-#define CAL_LOOP_A 20
-/* 10,000 adds more in the long program: ~7,000 TSC ticks, so even a VM's
- * 26-tick TSC steps (seen on a Zen 4 guest) are 0.4% of one reading, and
+/* The short program only carries the harness's own cost, which the
+ * difference cancels (it had 20 iterations, 14% of the calibration's time). */
+#define CAL_LOOP_A 6
+/* 11,400 adds more in the long program: ~8,000 TSC ticks, so even a VM's
+ * 26-tick TSC steps (seen on a Zen 4 guest) are 0.3% of one reading, and
  * the median over a run's samples goes well below that.  (It was 420: four
- * times the time for no accuracy the tests could tell apart.) */
+ * times the time for no accuracy the tests could tell apart.  60 made the
+ * minimum of the two chains' rounded readings read 0.3% fast: medians
+ * 2.006, 3.012, 4.014 in bench/accuracy.) */
 #define CAL_LOOP_B 120
 #define CAL_REPS 8
 #define CAL_POINTS 11
@@ -84,8 +88,10 @@
  * run's length, so 1,000 copies of a NOP need no more runs than 1,000
  * copies of an ADD (they took four times as many: a quarter of a default
  * batch line went to averaging fast snippets far below what the host's
- * own noise lets a result show). */
-#define INNER_EXEC 8000.0
+ * own noise lets a result show).  4,000: at most 4 runs for nanoBench's
+ * defaults, 40 for -unroll_count 100; bench/accuracy read the same spread
+ * as with 8,000, at 0.95 the time.) */
+#define INNER_EXEC 4000.0
 /* Calibration runs after each pair of samples (one of each program),
  * shared by both; a run an interrupt spoiled is dropped (see sample()) and
  * the median over a line's pairs is used. */
