@@ -314,10 +314,8 @@ static bool plain_char(unsigned char c)
     return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f;
 }
 
-static bool jb_room(jbuf *b, size_t more)
+static bool jb_grow(jbuf *b, size_t more)
 {
-    if (b->n + more <= b->cap)
-        return true;
     if (b->full)
         return false;
     size_t cap = b->cap ? b->cap : 16384;
@@ -331,6 +329,11 @@ static bool jb_room(jbuf *b, size_t more)
     b->p = p;
     b->cap = cap;
     return true;
+}
+
+static inline bool jb_room(jbuf *b, size_t more)
+{
+    return b->n + more <= b->cap || jb_grow(b, more);
 }
 
 static void jb_put(jbuf *b, const char *s, size_t n)
@@ -360,38 +363,44 @@ static void jb_int(jbuf *b, long long i)
     jb_put(b, t + k, sizeof t - k);
 }
 
-static void write_str(jbuf *b, const char *s)
+/* A JSON string, and `tail` (":" after a key, or nothing) after it; room
+ * for the worst case (every byte escaped) is made once. */
+static void write_str(jbuf *b, const char *s, const char *tail)
 {
-    jb_putc(b, '"');
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        const unsigned char *run = p;
-        while (*p && plain_char(*p))
-            p++;
-        if (p > run)
-            jb_put(b, (const char *)run, (size_t)(p - run));   /* UTF-8 passes through */
-        if (!*p)
-            break;
-        char esc[8];
-        switch (*p) {
-        case '"': jb_put(b, "\\\"", 2); break;
-        case '\\': jb_put(b, "\\\\", 2); break;
-        case '\n': jb_put(b, "\\n", 2); break;
-        case '\t': jb_put(b, "\\t", 2); break;
-        case '\r': jb_put(b, "\\r", 2); break;
+    size_t len = strlen(s), tlen = strlen(tail);
+    if (!jb_room(b, 6 * len + 2 + tlen))
+        return;
+    char *o = b->p + b->n;
+    *o++ = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned char c = *p;
+        if (plain_char(c)) {   /* UTF-8 passes through */
+            *o++ = (char)c;
+            continue;
+        }
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\t': *o++ = 't'; break;
+        case '\r': *o++ = 'r'; break;
         default:
-            snprintf(esc, sizeof esc, "\\u%04x", *p);
-            jb_put(b, esc, 6);
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = "0123456789abcdef"[c >> 4];
+            *o++ = "0123456789abcdef"[c & 15];
             break;
         }
-        p++;
     }
-    jb_putc(b, '"');
+    *o++ = '"';
+    memcpy(o, tail, tlen);
+    b->n = (size_t)(o + tlen - b->p);
 }
 
 static void write_value(jbuf *b, const jv *v)
 {
-    char num[32];
     if (!v) {
         jb_put(b, "null", 4);
         return;
@@ -401,10 +410,12 @@ static void write_value(jbuf *b, const jv *v)
     case JV_BOOL: v->b ? jb_put(b, "true", 4) : jb_put(b, "false", 5); break;
     case JV_INT: jb_int(b, v->i); break;
     case JV_NUM:
-        jv_format_num(v->num, num, sizeof num);
-        jb_put(b, num, strlen(num));
+        if (jb_room(b, 32)) {   /* jv_format_num's need */
+            jv_format_num(v->num, b->p + b->n, 32);
+            b->n += strlen(b->p + b->n);
+        }
         break;
-    case JV_STR: write_str(b, v->s); break;
+    case JV_STR: write_str(b, v->s, ""); break;
     case JV_ARR:
         jb_putc(b, '[');
         for (size_t i = 0; i < v->n; i++) {
@@ -419,8 +430,7 @@ static void write_value(jbuf *b, const jv *v)
         for (size_t i = 0; i < v->n; i++) {
             if (i)
                 jb_putc(b, ',');
-            write_str(b, v->keys[i]);
-            jb_putc(b, ':');
+            write_str(b, v->keys[i], ":");
             write_value(b, v->items[i]);
         }
         jb_putc(b, '}');

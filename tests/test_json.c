@@ -93,6 +93,7 @@ static void test_nodes_reused_cleanly(void **state)
         for (int i = 0; i < 20; i++)
             jv_push(a, round == 1 ? jv_str("a fairly long string, longer than 32 bytes") : jv_int(i));
         jv_set(o, "s", jv_str(round == 2 ? "x" : "quote \" backslash \\ tab \t"));
+        jv_set(o, "c", jv_str("\x01\x7f\r\n\xc3\xa9"));   /* controls escaped, UTF-8 kept */
         jv_set(o, "n", jv_null());
         jv_set(o, "b", jv_bool(round == 0));
         jv_set(o, "f", jv_num(round + 0.5));
@@ -106,12 +107,13 @@ static void test_nodes_reused_cleanly(void **state)
         fclose(f);
         if (round == 0)
             assert_non_null(strstr(buf, "\"a\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19],"
-                                        "\"s\":\"quote \\\" backslash \\\\ tab \\t\",\"n\":null,"
+                                        "\"s\":\"quote \\\" backslash \\\\ tab \\t\","
+                                        "\"c\":\"\\u0001\\u007f\\r\\n\xc3\xa9\",\"n\":null,"
                                         "\"b\":true,\"f\":0.5,\"k\":0,"));
         if (round == 1)
             assert_non_null(strstr(buf, "[\"a fairly long string, longer than 32 bytes\","));
         if (round == 2) {
-            assert_non_null(strstr(buf, "\"s\":\"x\",\"n\":null,\"b\":false,\"f\":2.5,"));
+            assert_non_null(strstr(buf, "\"s\":\"x\",\"c\":\"\\u0001\\u007f\\r\\n\xc3\xa9\",\"n\":null,\"b\":false,\"f\":2.5,"));
             assert_null(strstr(buf, "quote"));
         }
         assert_int_equal(jv_get(o, "a")->n, 20);
