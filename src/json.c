@@ -107,12 +107,12 @@ jv *jv_str(const char *s)
     return v;
 }
 
+/* Room for one more item (and key); items and keys grow apart, since a
+ * reused node may come with either. */
 static bool grow(jv *c)
 {
-    if (c->n < c->cap && (c->t != JV_OBJ || c->n < c->key_cap))
-        return true;
-    size_t cap = c->cap > c->n ? c->cap : c->cap ? 2 * c->cap : 8;
     if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 8;
         jv **items = realloc(c->items, cap * sizeof(jv *));
         if (!items)
             return false;
@@ -120,11 +120,12 @@ static bool grow(jv *c)
         c->cap = cap;
     }
     if (c->t == JV_OBJ && c->n == c->key_cap) {
-        const char **keys = realloc(c->keys, c->cap * sizeof *keys);
+        size_t cap = c->key_cap ? 2 * c->key_cap : 8;
+        const char **keys = realloc(c->keys, cap * sizeof *keys);
         if (!keys)
             return false;
         c->keys = keys;
-        c->key_cap = c->cap;
+        c->key_cap = cap;
     }
     return true;
 }
@@ -257,7 +258,7 @@ static bool format_fixed(double d, char *buf, size_t buflen)
     }
     if (e10 < -4 || e10 >= p)
         return false;   /* printf would use an exponent */
-    char dig[20];
+    char dig[20] = {0};
     for (int i = p - 1; i >= 0; i--, m /= 10)
         dig[i] = (char)('0' + m % 10);
     int last = p - 1;   /* trailing zeros of the fraction go, as with %g */
@@ -363,12 +364,12 @@ static void jb_int(jbuf *b, long long i)
     jb_put(b, t + k, sizeof t - k);
 }
 
-/* A JSON string, and `tail` (":" after a key, or nothing) after it; room
- * for the worst case (every byte escaped) is made once. */
-static void write_str(jbuf *b, const char *s, const char *tail)
+/* A JSON string, and `tail` (':' after a key, 0 for nothing) after it;
+ * room for the worst case (every byte escaped) is made once. */
+static void write_str(jbuf *b, const char *s, char tail)
 {
-    size_t len = strlen(s), tlen = strlen(tail);
-    if (!jb_room(b, 6 * len + 2 + tlen))
+    size_t len = strlen(s);
+    if (!jb_room(b, 6 * len + 3))
         return;
     char *o = b->p + b->n;
     *o++ = '"';
@@ -395,8 +396,9 @@ static void write_str(jbuf *b, const char *s, const char *tail)
         }
     }
     *o++ = '"';
-    memcpy(o, tail, tlen);
-    b->n = (size_t)(o + tlen - b->p);
+    if (tail)
+        *o++ = tail;
+    b->n = (size_t)(o - b->p);
 }
 
 static void write_value(jbuf *b, const jv *v)
@@ -415,7 +417,7 @@ static void write_value(jbuf *b, const jv *v)
             b->n += strlen(b->p + b->n);
         }
         break;
-    case JV_STR: write_str(b, v->s, ""); break;
+    case JV_STR: write_str(b, v->s, 0); break;
     case JV_ARR:
         jb_putc(b, '[');
         for (size_t i = 0; i < v->n; i++) {
@@ -430,7 +432,7 @@ static void write_value(jbuf *b, const jv *v)
         for (size_t i = 0; i < v->n; i++) {
             if (i)
                 jb_putc(b, ',');
-            write_str(b, v->keys[i], ":");
+            write_str(b, v->keys[i], ':');
             write_value(b, v->items[i]);
         }
         jb_putc(b, '}');

@@ -230,11 +230,12 @@ static void csv_record(nb_out *out, const jv *rec)
 {
     kv_list base = {0}, ev = {0};
     flatten_rows(rec, &base);
-    const char **cell = calloc(2 * out->n_cols, sizeof *cell), **row = cell + out->n_cols;
+    const char **cell = calloc(2 * out->n_cols, sizeof *cell);
     if (!cell) {
         kv_free(&base);
         return;
     }
+    const char **row = cell + out->n_cols;
     place(out, &base, cell);
     const jv *evs = jv_get(rec, "events");
     if (!evs || evs->n == 0) {
