@@ -83,7 +83,7 @@ check 2.00 0.02 -asm "ADD RAX, RBX; ADD RBX, RAX" -loop_count 100 -unroll_count 
 
 # format: NAME: X.XX lines, clock group first; backend on stderr
 "$NB" -backend tsc -config /dev/null -asm "ADD RAX, RBX" -range > "$tmp/out" 2> "$tmp/err" || exit 1
-grep -Eq '^CORE_CYCLES: [0-9]+\.[0-9]{2} \[[0-9.]+;[0-9.]+\]$' "$tmp/out" || { cat "$tmp/out"; exit 1; }
+grep -Eq '^CORE_CYCLES: -?[0-9]+\.[0-9]{2} \[-?[0-9.]+;-?[0-9.]+\]$' "$tmp/out" || { cat "$tmp/out"; exit 1; }
 [ "$(sed -n 2p "$tmp/out" | cut -d: -f1)" = RDTSC ] || { cat "$tmp/out"; exit 1; }
 grep -q '^nb: backend: tsc (CORE_CYCLES estimated: TSC ' "$tmp/err" || { cat "$tmp/err"; exit 1; }
 

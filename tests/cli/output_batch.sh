@@ -86,7 +86,7 @@ rows=$($PY -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1], newli
 # text: blocks headed by the line
 "$NB" "${FAST[@]}" -batch "$tmp/batch.txt" > "$tmp/out.txt" 2>/dev/null
 grep -q '^# line 4: -asm .add rax, rbx; add rbx, rax. -unroll_count 50 -median -range$' "$tmp/out.txt" || fail "text header"
-grep -Eq '^CORE_CYCLES: [0-9.]+ \[[0-9.]+;[0-9.]+\]$' "$tmp/out.txt" || fail "text -range line"
+grep -Eq '^CORE_CYCLES: -?[0-9.]+ \[-?[0-9.]+;-?[0-9.]+\]$' "$tmp/out.txt" || fail "text -range line"
 grep -q '^error: the benchmark code raised SIGSEGV' "$tmp/out.txt" || fail "text error line"
 
 # the record's command reproduces the benchmark
