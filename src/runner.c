@@ -10,14 +10,18 @@
  * CAL_LOOP_A and CAL_LOOP_B iterations; the difference of their run times,
  * over the difference in adds, is TSC ticks per core cycle, free of the
  * harness's own cost.  A second pair does the same with `imul rax, rax`,
- * whose latency is found against the ADD chain; the smaller estimate wins
- * (see cal_point_n), and how much slower the ADD chain ran is reported
- * (bench_calibration.alu_slowdown).  Calibration runs are interleaved with the benchmark's
- * own runs (see measure()), one ratio per kept sample, and the samples of a
- * run are divided by the median of that run's ratios: measured in the same
- * milliseconds, so frequency changes between runs are followed, while one
- * disturbed calibration cannot become a sample of its own (which -min and
- * -max would then pick).  Means
+ * whose latency is found against the ADD chain when the measuring process
+ * starts (the smaller estimate wins there, see cal_point_n).  Next to the
+ * benchmark's samples the IMUL chain is the clock: contention from the
+ * sibling hyperthread, which stretched 1-cycle ADD chains by up to 4% on a
+ * shared host, hardly touches a 3-cycle chain; the ADD chain runs beside
+ * every other sample only to report how much slower it ran
+ * (bench_calibration.alu_slowdown).  Calibration runs are interleaved with
+ * the benchmark's own runs (see measure()), one ratio per pair of samples,
+ * and the samples of a run are divided by the median of that run's ratios:
+ * measured in the same milliseconds, so frequency changes between runs are
+ * followed, while one disturbed calibration cannot become a sample of its
+ * own (which -min and -max would then pick).  Means
  * over many runs, with outliers dropped (robust_mean), resolve far below
  * the coarse steps a VM's TSC may advance in. */
 #include <errno.h>
@@ -532,7 +536,8 @@ static int cal_build(cal_progs *cp, char *err, size_t errlen)
 
 /* One program's measurement: its kept samples (samples[c * n + i]) and,
  * with the tsc backend's calibration, ratio[i] (ticks per core cycle next
- * to sample i) and add_ratio[i] (the ADD chain's alone). */
+ * to sample i, the clock chain's) and add_ratio[i] (the ADD chain's, every
+ * other sample; NAN where it did not run). */
 typedef struct run_state {
     const codegen_prog *p;
     double *samples, *ratio, *add_ratio;
@@ -569,6 +574,8 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
         for (size_t c = 0; c < n_ctr; c++)
             tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(rs->p, ctr, c, &ovf[c]);
         for (size_t k = 0; calibrate && cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
+            if (k == 0 && cp->n > 1 && i % 2)
+                continue;   /* the ADD chain every other sample, beside the IMUL one */
             ca[k][r] = cal_run_ticks(&cp->ch[k].a);
             cb[k][r] = cal_run_ticks(&cp->ch[k].b);
         }
@@ -576,19 +583,30 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
     for (size_t c = 0; c < n_ctr; c++)
         rs->samples[c * (size_t)n + (size_t)i] = runs > 1 ? robust_mean(tmp[c], runs) : tmp[c][0];
     if (calibrate && cp) {
-        /* A chain whose short program was interrupted gives a ratio of
-         * nothing or less: left out (measure() drops a sample with none). */
+        /* ratio[i] from the IMUL chain where there is one, add_ratio[i]
+         * from the ADD chain where it ran; a chain whose short program an
+         * interrupt slowed gives nothing or less: NAN, left out */
         rs->ratio[i] = rs->add_ratio[i] = NAN;
         for (size_t k = 0; k < cp->n; k++) {
-            double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
-            if (!(v > 0))
+            if (k == 0 && cp->n > 1 && i % 2)
                 continue;
-            if (k == 0)
-                rs->add_ratio[i] = v;
-            if (!(v >= rs->ratio[i]))
-                rs->ratio[i] = v;
+            double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
+            if (v > 0)
+                *(k == 0 ? &rs->add_ratio[i] : &rs->ratio[i]) = v;
         }
+        if (cp->n == 1)
+            rs->ratio[i] = rs->add_ratio[i];
     }
+}
+
+/* Moves v's positive values to its front, in order; returns how many. */
+static size_t keep_positive(double *v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > 0)
+            v[k++] = v[i];
+    return k;
 }
 
 /* Both runs: `warm` discarded runs, then n kept samples of each.  With a
@@ -600,13 +618,15 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
  * slow, which made a load chain read -3.07 cycles), and a slow stretch then
  * falls on both runs, whose difference is the result, and on the clock
  * ratio they are divided by, instead of on one run only.  Returns how many
- * calibration ratios were taken, all in rs[0] (the second run uses them too). */
+ * usable calibration ratios were taken, all in rs[0] (the second run uses
+ * them too), and in *n_add how many of the ADD chain's. */
 static size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
-                      const pmu_counter *ctr, bool *ovf)
+                      const pmu_counter *ctr, bool *ovf, size_t *n_add)
 {
     static const int RUN_KIND[2] = {PROG_FIRST, PROG_SECOND};
     for (int r = 0; r < 2; r++)
         rs[r].inner = cp ? INNER_MIN : 1;
+    *n_add = 0;
     if (!cp) {
         for (int r = 0; r < 2; r++)
             for (long i = -warm; i < n; i++)
@@ -620,17 +640,12 @@ static size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, s
         sample(&rs[1], RUN_KIND[1], i, n, cp, false, n_ctr, ctr, ovf);
         sample(&rs[0], RUN_KIND[0], i, n, cp, true, n_ctr, ctr, ovf);
     }
-    /* the usable ratios, in order; the ADD chain's where it had one */
-    size_t k = 0;
-    for (long i = 0; i < n; i++) {
-        if (!(rs[0].ratio[i] > 0))
-            continue;
-        rs[0].add_ratio[k] = rs[0].add_ratio[i] > 0 ? rs[0].add_ratio[i] : rs[0].ratio[i];
-        rs[0].ratio[k++] = rs[0].ratio[i];
-    }
-    /* every one interrupted (hardly possible): one full calibration point */
+    /* the usable ratios, in order, and the ADD chain's apart (*n_add) */
+    size_t k = keep_positive(rs[0].ratio, (size_t)n);
+    *n_add = keep_positive(rs[0].add_ratio, (size_t)n);
     if (k == 0) {
-        rs[0].ratio[0] = rs[0].add_ratio[0] = cal_point_n(cp, CAL_REPS);
+        /* every one interrupted (hardly possible): one full calibration point */
+        rs[0].ratio[0] = cal_point_n(cp, CAL_REPS);
         k = 1;
     }
     return k;
@@ -1077,11 +1092,12 @@ static void child_run(double *samples)
         {.p = &first, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
         {.p = &second, .samples = samples + per_run, .enough = enough},
     };
-    size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow);
+    size_t n_add;
+    size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);
     if (tsc_cal) {
         h->n_cal = n_cal;
         h->cal_run[0] = h->cal_run[1] = stats_median(ratio, n_cal);
-        h->alu_slowdown = stats_median(add_ratio, n_cal) / h->cal_run[0] - 1;
+        h->alu_slowdown = n_add ? stats_median(add_ratio, n_add) / h->cal_run[0] - 1 : 0;
         for (int r = 0; r < 2; r++)
             for (size_t k = 0; k < grp.n_ctr; k++)
                 if (grp.ctr[k].tsc_cycles)
