@@ -11,17 +11,17 @@
  * over the difference in adds, is TSC ticks per core cycle, free of the
  * harness's own cost.  A second pair does the same with `imul rax, rax`,
  * whose latency is found against the ADD chain when the measuring process
- * starts (the smaller estimate wins there, see cal_point_n).  Next to the
- * benchmark's samples the IMUL chain is the clock: contention from the
- * sibling hyperthread, which stretched 1-cycle ADD chains by up to 4% on a
- * shared host, hardly touches a 3-cycle chain; the ADD chain runs beside
- * every other sample only to report how much slower it ran
+ * starts.  Either chain reads at least the true ratio, and the smaller
+ * wins: contention from the sibling hyperthread, which stretched 1-cycle
+ * ADD chains by up to 4% on a shared host, hardly touches a 3-cycle chain;
+ * how much slower the ADD chain ran is reported
  * (bench_calibration.alu_slowdown).  Calibration runs are interleaved with
- * the benchmark's own runs (see measure()), one ratio per pair of samples,
- * and the samples of a run are divided by the median of that run's ratios:
- * measured in the same milliseconds, so frequency changes between runs are
- * followed, while one disturbed calibration cannot become a sample of its
- * own (which -min and -max would then pick).  Means
+ * the benchmark's own runs (see measure()), the two chains taking turns
+ * after each pair of samples, and the samples of a run are divided by the
+ * smaller of the chains' medians over that run: measured in the same
+ * milliseconds, so frequency changes between runs are followed, while one
+ * disturbed calibration cannot become a sample of its own (which -min and
+ * -max would then pick).  Means
  * over many runs, with outliers dropped (robust_mean), resolve far below
  * the coarse steps a VM's TSC may advance in. */
 #include <errno.h>
@@ -96,10 +96,16 @@
  * defaults, 40 for -unroll_count 100; bench/accuracy read the same spread
  * as with 8,000, at 0.95 the time.) */
 #define INNER_EXEC 4000.0
-/* Calibration runs after each pair of samples (one of each program),
- * shared by both; a run an interrupt spoiled is dropped (see sample()) and
- * the median over a line's pairs is used. */
+/* Calibration runs of a chain after each pair of samples (one of each
+ * program) it takes its turn at, shared by both; a run an interrupt
+ * spoiled is dropped (see sample()) and medians over the run are used. */
 #define CAL_PER_SAMPLE 1
+/* The two calibration chains take turns from this many samples a run on
+ * (see chain_runs()).  (Both after every pair of samples, the smaller of
+ * the two single readings winning, took 0.15 ms more a default batch line
+ * and read the clock 0.1-0.3% fast from the TSC's rounding; bench/accuracy
+ * read the same or tighter spreads with turns.) */
+#define CAL_TURNS_MIN 6
 #define ROBUST_TOL_TICKS 64.0
 /* Warm-up spin before a measuring process's first calibration (the core
  * leaves any idle frequency; the calibration next to every sample follows
@@ -535,15 +541,23 @@ static int cal_build(cal_progs *cp, char *err, size_t errlen)
 }
 
 /* One program's measurement: its kept samples (samples[c * n + i]) and,
- * with the tsc backend's calibration, ratio[i] (ticks per core cycle next
- * to sample i, the clock chain's) and add_ratio[i] (the ADD chain's, every
- * other sample; NAN where it did not run). */
+ * with the tsc backend's calibration, add_ratio[i] and ratio[i] (ticks per
+ * core cycle from the ADD and the IMUL chain next to sample i; NAN where
+ * that chain did not run); measure() leaves the chosen chain's in ratio[]. */
 typedef struct run_state {
     const codegen_prog *p;
     double *samples, *ratio, *add_ratio;
     size_t inner;        /* runs per sample (tsc), set on the first kept run */
     double enough;       /* runs that resolve the TSC's steps (see INNER_EXEC) */
 } run_state;
+
+/* Whether calibration chain k runs beside sample i of n: the chains take
+ * turns (each costs as much as the benchmark's runs at nanoBench's
+ * defaults), both run where a run has too few samples for turns. */
+static bool chain_runs(const cal_progs *cp, size_t k, long i, long n)
+{
+    return n < CAL_TURNS_MIN || (size_t)i % cp->n == k;
+}
 
 /* Sample i of a run (i < 0: a discarded warm-up run).  With a calibration
  * pair (tsc backend) a kept sample is the robust mean of INNER_MIN..
@@ -574,8 +588,8 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
         for (size_t c = 0; c < n_ctr; c++)
             tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(rs->p, ctr, c, &ovf[c]);
         for (size_t k = 0; calibrate && cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
-            if (k == 0 && cp->n > 1 && i % 2)
-                continue;   /* the ADD chain every other sample, beside the IMUL one */
+            if (!chain_runs(cp, k, i, n))
+                continue;
             ca[k][r] = cal_run_ticks(&cp->ch[k].a);
             cb[k][r] = cal_run_ticks(&cp->ch[k].b);
         }
@@ -583,19 +597,17 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
     for (size_t c = 0; c < n_ctr; c++)
         rs->samples[c * (size_t)n + (size_t)i] = runs > 1 ? robust_mean(tmp[c], runs) : tmp[c][0];
     if (calibrate && cp) {
-        /* ratio[i] from the IMUL chain where there is one, add_ratio[i]
-         * from the ADD chain where it ran; a chain whose short program an
-         * interrupt slowed gives nothing or less: NAN, left out */
+        /* add_ratio[i] from the ADD chain, ratio[i] from the IMUL chain,
+         * where each ran; a chain whose short program an interrupt slowed
+         * gives nothing or less: NAN, left out */
         rs->ratio[i] = rs->add_ratio[i] = NAN;
         for (size_t k = 0; k < cp->n; k++) {
-            if (k == 0 && cp->n > 1 && i % 2)
+            if (!chain_runs(cp, k, i, n))
                 continue;
             double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
             if (v > 0)
                 *(k == 0 ? &rs->add_ratio[i] : &rs->ratio[i]) = v;
         }
-        if (cp->n == 1)
-            rs->ratio[i] = rs->add_ratio[i];
     }
 }
 
@@ -640,15 +652,27 @@ static size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, s
         sample(&rs[1], RUN_KIND[1], i, n, cp, false, n_ctr, ctr, ovf);
         sample(&rs[0], RUN_KIND[0], i, n, cp, true, n_ctr, ctr, ovf);
     }
-    /* the usable ratios, in order, and the ADD chain's apart (*n_add) */
-    size_t k = keep_positive(rs[0].ratio, (size_t)n);
-    *n_add = keep_positive(rs[0].add_ratio, (size_t)n);
-    if (k == 0) {
-        /* every one interrupted (hardly possible): one full calibration point */
-        rs[0].ratio[0] = cal_point_n(cp, CAL_REPS);
-        k = 1;
+    /* Each chain's median over the run, and the smaller one: either chain
+     * reads at least the true ratio (it can be slowed, by an interrupt or
+     * the other hyperthread, never sped up), and medians leave behind what
+     * the TSC's steps and interrupts did to single readings, where the
+     * smaller of two single readings leant fast.  The chosen chain's ratios
+     * go to ratio[], which the run is divided by (their median) and which
+     * are reported; the ADD chain's stay in add_ratio[] (*n_add), for how
+     * much slower that chain ran. */
+    size_t na = keep_positive(rs[0].add_ratio, (size_t)n);
+    size_t ni = keep_positive(rs[0].ratio, (size_t)n);
+    *n_add = na;
+    if (ni && (!na || stats_median(rs[0].ratio, ni) < stats_median(rs[0].add_ratio, na)))
+        return ni;
+    if (na) {
+        memcpy(rs[0].ratio, rs[0].add_ratio, na * sizeof *rs[0].ratio);
+        return na;
     }
-    return k;
+    /* every one interrupted (hardly possible): one full calibration point */
+    rs[0].ratio[0] = rs[0].add_ratio[0] = cal_point_n(cp, CAL_REPS);
+    *n_add = 1;
+    return 1;
 }
 
 double runner_calibrate_once(void)
