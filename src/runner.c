@@ -102,7 +102,7 @@
 #define CAL_PER_SAMPLE 1
 /* The two calibration chains take turns from this many samples a run on
  * (see chain_runs()).  (Both after every pair of samples, the smaller of
- * the two single readings winning, took 0.15 ms more a default batch line
+ * the two single readings winning, took a fifth more time a default batch line
  * and read the clock 0.1-0.3% fast from the TSC's rounding; bench/accuracy
  * read the same or tighter spreads with turns.) */
 #define CAL_TURNS_MIN 6
