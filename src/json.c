@@ -31,9 +31,9 @@ static jv *jv_new(jv_type t)
 {
     jv *v = g_cache;
     if (v) {
-        g_cache = v->items_next;
+        g_cache = v->next_free;
         g_cached--;
-        v->items_next = NULL;
+        v->next_free = NULL;
     } else if (!(v = calloc(1, sizeof *v))) {
         return NULL;
     }
@@ -45,7 +45,7 @@ void jv_cache_release(void)
 {
     while (g_cache) {
         jv *v = g_cache;
-        g_cache = v->items_next;
+        g_cache = v->next_free;
         free(v->items);
         free((void *)v->keys);
         free(v->s);
@@ -183,7 +183,7 @@ void jv_free(jv *v)
     v->b = false;
     v->num = 0;
     v->i = 0;
-    v->items_next = g_cache;
+    v->next_free = g_cache;
     g_cache = v;
     g_cached++;
 }

@@ -24,7 +24,7 @@ typedef struct jv {
     struct jv **items;   /* JV_ARR, JV_OBJ */
     const char **keys;   /* JV_OBJ; the array owned, the keys not (see jv_set) */
     size_t n, cap, key_cap, s_cap;
-    struct jv *items_next;   /* json.c's cache of freed nodes */
+    struct jv *next_free;   /* json.c's cache of freed nodes */
 } jv;
 
 jv *jv_null(void);

@@ -559,11 +559,11 @@ static bool chain_runs(const cal_progs *cp, size_t k, long i, long n)
     return n < CAL_TURNS_MIN || (size_t)i % cp->n == k;
 }
 
-/* Sample i of a run (i < 0: a discarded warm-up run).  With a calibration
- * pair (tsc backend) a kept sample is the robust mean of INNER_MIN..
- * INNER_MAX back-to-back runs (see INNER_TICKS), and the first
- * CAL_PER_SAMPLE of them are each followed by one run of both calibration
- * programs. */
+/* Sample i of a run (i < 0: a discarded warm-up run).  With the
+ * calibration chains (tsc backend) a kept sample is the robust mean of
+ * INNER_MIN..INNER_MAX back-to-back runs (see INNER_TICKS, INNER_EXEC), and
+ * the first CAL_PER_SAMPLE of them are each followed by one run of the
+ * chains whose turn it is (see chain_runs()). */
 static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp, bool calibrate,
                    size_t n_ctr, const pmu_counter *ctr, bool *ovf)
 {
@@ -771,21 +771,6 @@ static int child_isolate(pid_t parent, int sock)
     return sock;
 }
 
-/* Linux hands out AMX tile state only on request: ask, so that AMX code
- * can be benchmarked where the CPU has it (harmless where it does not). */
-static void request_amx(void)
-{
-#define ARCH_REQ_XCOMP_PERM 0x1023
-#define XFEATURE_XTILEDATA 18
-    uint32_t r[4];
-    cpu_cpuid(0, 0, r);
-    if (r[0] < 7)
-        return;
-    cpu_cpuid(7, 0, r);
-    if ((r[3] >> 24) & 1)
-        syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
-}
-
 static bool g_wait_for_gdb;
 
 /* The memory areas R14, RDI, RSI, RBP and RSP point into: mapped by the
@@ -931,6 +916,16 @@ static void child_isa(void)
         cpu_cpuid(7, 0, r);
         g_isa.amx = (r[3] >> 24) & 1;
     }
+}
+
+/* Linux hands out AMX tile state only on request: ask, so that AMX code
+ * can be benchmarked where the CPU has it (child_isa() found out). */
+static void request_amx(void)
+{
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILEDATA 18
+    if (g_isa.amx)
+        syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
 }
 
 /* Put back what one run's benchmark code may have changed (see above). */

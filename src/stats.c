@@ -10,14 +10,10 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sorted copy on the stack for small n, the heap otherwise. */
+/* The median or trimmed mean of sorted values. */
 static double aggregate_sorted(const double *s, size_t n, nb_agg agg)
 {
-    switch (agg) {
-    case AGG_MIN:
-        return s[0];
-    case AGG_MAX:
-        return s[n - 1];
+    switch (agg) {   /* min and max need no sort: see stats_aggregate */
     case AGG_MEDIAN:
         return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     case AGG_AVG:
