@@ -10,7 +10,7 @@ ALL_CFLAGS = $(CFLAGS_BASE) $(CFLAGS)
 ZYDIS_LIB = $(ZYDIS_DIR)/libZydis.a
 STATIC  ?= -static
 
-SRC     := $(wildcard src/*.c src/asm/*.c src/pmu/*.c src/mess/*.c)
+SRC     := $(wildcard src/*.c src/*/*.c)
 GEN_SRC := $(if $(wildcard gen/gentables.c),$(BUILD)/gen/evtables.c)
 OBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRC)) \
            $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(GEN_SRC))
@@ -33,11 +33,11 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # Build-time generator: data/*.txt -> const C tables.
-# It links src/config.c, the run-time parser, so data files and -config files
+# It links src/events/config.c, the run-time parser, so data files and -config files
 # share one grammar.
-$(BUILD)/gentables: gen/gentables.c src/config.c src/events.h src/evdb_tables.h
+$(BUILD)/gentables: gen/gentables.c src/events/config.c src/events/events.h src/events/evdb_tables.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -Isrc gen/gentables.c src/config.c -o $@
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -Isrc gen/gentables.c src/events/config.c -o $@
 
 $(BUILD)/gen/evtables.c: $(BUILD)/gentables $(DATA)
 	@mkdir -p $(dir $@)
@@ -52,11 +52,11 @@ $(BUILD)/gen/syscall_names.h:
 	    | sed -n 's/^#define __NR_\([A-Za-z0-9_]*\) \([0-9][0-9]*\)$$/    {\2, "\1"},/p' \
 	    | sort -t, -k1.6n > $@.tmp; mv $@.tmp $@
 
-$(BUILD)/obj/src/sandbox.o: | $(BUILD)/gen/syscall_names.h
+$(BUILD)/obj/src/measure/sandbox.o: | $(BUILD)/gen/syscall_names.h
 
 # evdb.c needs the generated tables to exist before its objects link; the
 # header it includes is hand-written, so only ordering matters here.
-$(BUILD)/obj/src/evdb.o: | $(BUILD)/gen/evtables.c
+$(BUILD)/obj/src/events/evdb.o: | $(BUILD)/gen/evtables.c
 
 $(BUILD)/nb: $(OBJ) $(ZYDIS_LIB)
 	$(CC) $(STATIC) $(ALL_CFLAGS) $(OBJ) $(ZYDIS_LIB) -lm -o $@
@@ -87,7 +87,7 @@ fuzz:
 # two).  Any finding of either tool fails; both always run, so one run shows
 # everything.  Checks that are wrong for nb are turned off in .clang-tidy or
 # by a NOLINT(check) comment at the line, each with its reason.
-LINT_SRC = $(wildcard src/*.c src/asm/*.c src/pmu/*.c src/mess/*.c)
+LINT_SRC = $(wildcard src/*.c src/*/*.c)
 lint: $(BUILD)/nb
 	@status=0; \
 	cppcheck -q --enable=warning,performance,portability --error-exitcode=1 \

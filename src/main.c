@@ -14,19 +14,19 @@
 #include <sched.h>
 
 #include "asm/asm.h"
-#include "batch.h"
-#include "bench.h"
-#include "cpu.h"
-#include "events.h"
-#include "evdb.h"
-#include "fingerprint.h"
-#include "job.h"
+#include "cli/batch.h"
+#include "measure/bench.h"
+#include "sys/cpu.h"
+#include "events/events.h"
+#include "events/evdb.h"
+#include "report/fingerprint.h"
+#include "cli/job.h"
 #include "mess/mess.h"
-#include "options.h"
-#include "output.h"
-#include "record.h"
-#include "status.h"
-#include "version.h"
+#include "cli/options.h"
+#include "report/output.h"
+#include "report/record.h"
+#include "sys/status.h"
+#include "sys/version.h"
 
 
 static int emit_code(const char *path, const asm_code *c)

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cpu.h"
-#include "events.h"
+#include "sys/cpu.h"
+#include "events/events.h"
 #include "pmu/pmu.h"
 
 static inline nb_event fx_event(const char *name, unsigned evtsel, unsigned umask)

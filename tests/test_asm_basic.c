@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "asm/asm.h"
-#include "status.h"
+#include "sys/status.h"
 
 static const struct { const char *family, *src, *hex; } cases[] = {
 #include "asm_basic/cases.inc"

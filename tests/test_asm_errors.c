@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "asm/asm.h"
-#include "status.h"
+#include "sys/status.h"
 
 static int contains_ci(const char *hay, const char *needle)
 {

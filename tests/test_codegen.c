@@ -8,9 +8,9 @@
 
 #include <string.h>
 
-#include "codegen.h"
-#include "cpu.h"
-#include "status.h"
+#include "harness/codegen.h"
+#include "sys/cpu.h"
+#include "sys/status.h"
 
 static uint64_t area[4096];   /* R14, RDI, RSI, RBP point into it */
 static uint64_t stack_area[8192];

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "events.h"
-#include "status.h"
+#include "events/events.h"
+#include "sys/status.h"
 
 static nb_event parse_ok(const char *spec)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cpu.h"
+#include "sys/cpu.h"
 
 typedef struct {
     uint32_t leaf, sub;

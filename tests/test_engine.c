@@ -26,9 +26,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench.h"
-#include "report.h"
-#include "status.h"
+#include "measure/bench.h"
+#include "report/report.h"
+#include "sys/status.h"
 
 static const uint8_t ADD2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};   /* add rax,rbx; add rbx,rax */
 static const uint8_t IMUL[] = {0x48, 0x0f, 0xaf, 0xc0};               /* imul rax, rax */

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cpu.h"
-#include "evdb.h"
-#include "evdb_tables.h"
-#include "status.h"
+#include "sys/cpu.h"
+#include "events/evdb.h"
+#include "events/evdb_tables.h"
+#include "sys/status.h"
 
 /* ---- a fake CPU ---- */
 static struct {

@@ -21,11 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "fault.h"
-#include "restore.h"
-#include "sandbox.h"
-#include "status.h"
+#include "measure/bench.h"
+#include "measure/fault.h"
+#include "sys/restore.h"
+#include "measure/sandbox.h"
+#include "sys/status.h"
 
 /* ---- fault_describe ---- */
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "lib/json.h"
 
 /* What jv_format_num wrote before its integer path: the reference. */
 static void ref_format(double d, char *buf, size_t len)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "mess/mess.h"
-#include "status.h"
+#include "sys/status.h"
 
 /* Follows next[] from 0: every element once, back at 0 after exactly n. */
 static void check_single_cycle(const uint32_t *next, uint32_t n)

@@ -10,7 +10,7 @@
 
 #include "pmu/advice.h"
 #include "pmu/common.h"
-#include "status.h"
+#include "sys/status.h"
 
 static void test_intel_dry_run(void **st)
 {

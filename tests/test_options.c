@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "options.h"
-#include "status.h"
+#include "cli/options.h"
+#include "sys/status.h"
 
 static char err[512];
 

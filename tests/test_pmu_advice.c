@@ -7,7 +7,7 @@
 
 #include "pmu/advice.h"
 #include "pmu/common.h"
-#include "status.h"
+#include "sys/status.h"
 
 static pmu_sysinfo base(void)
 {

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "restore.h"
-#include "status.h"
+#include "sys/restore.h"
+#include "sys/status.h"
 
 #define RDPMC "/sys/bus/event_source/devices/cpu/rdpmc"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "stats.h"
+#include "measure/stats.h"
 
 static void test_avg_drops_20_percent_each_side(void **state)
 {

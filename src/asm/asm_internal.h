@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "asm/asm.h"
-#include "status.h"
+#include "sys/status.h"
 
 /* ---- lexer ------------------------------------------------------------ */
 

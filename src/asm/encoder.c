@@ -27,7 +27,7 @@
 #include <Zydis/Zydis.h>
 
 #include "asm/asm_internal.h"
-#include "status.h"
+#include "sys/status.h"
 
 /* ---- name tables ---------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "asm/asm_internal.h"
-#include "status.h"
+#include "sys/status.h"
 
 size_t asm_nop_bytes(int n, uint8_t out[15])
 {

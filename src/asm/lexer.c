@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "asm/asm_internal.h"
-#include "status.h"
+#include "sys/status.h"
 
 void asm_error_set(asm_error *err, const char *text, int line, int col, const char *fmt, ...)
 {

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "asm/asm_internal.h"
-#include "status.h"
+#include "sys/status.h"
 
 /* Encoded statements by their text: a snippet usually repeats a few
  * instructions many times, and each is then encoded once. */

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
-#include "status.h"
+#include "sys/status.h"
 
 #define LINE 64
 #define HUGE_2M (2u << 20)

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "status.h"
+#include "sys/status.h"
 
 #define MIB (1024.0 * 1024.0)
 #define MAX_LIST 256

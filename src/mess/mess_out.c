@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "status.h"
+#include "sys/status.h"
 
 static void csv_num(FILE *f, double v, const char *fmt)
 {

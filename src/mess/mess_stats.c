@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "status.h"
+#include "sys/status.h"
 
 void mess_stats_mean_sd(const double *x, const bool *keep, int n, double *mean,
                         double *sd)

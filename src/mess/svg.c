@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "status.h"
+#include "sys/status.h"
 
 #define W 900.0
 #define H 560.0

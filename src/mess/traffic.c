@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "status.h"
+#include "sys/status.h"
 
 #define LINE 64
 #define PUBLISH 256   /* lines between two updates of the shared counters */

@@ -5,7 +5,7 @@
  * message names the object (event, MSR, file) and gives one concrete action. */
 #include "pmu/advice.h"
 
-#include "fileio.h"
+#include "sys/fileio.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "pmu/advice.h"
-#include "status.h"
+#include "sys/status.h"
 
 uint64_t pmu_event_config(cpu_vendor v, const nb_event *ev)
 {

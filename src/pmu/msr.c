@@ -42,7 +42,7 @@
 #include "pmu/advice.h"
 #include "pmu/common.h"
 #include "pmu/pmu.h"
-#include "status.h"
+#include "sys/status.h"
 
 #define MSR_MAX_OPS 64
 #define MSR_MAX_CTRS (PMU_MAX_GP + 8)

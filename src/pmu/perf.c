@@ -47,7 +47,7 @@
 #include "pmu/advice.h"
 #include "pmu/common.h"
 #include "pmu/pmu.h"
-#include "status.h"
+#include "sys/status.h"
 
 #define PERF_MAX_SLOTS (PMU_MAX_GP + 8)
 /* Never reached by one benchmark run: the load-latency event must sample

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "pmu/pmu.h"
-#include "status.h"
+#include "sys/status.h"
 
 const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
                               char *why, size_t whylen)

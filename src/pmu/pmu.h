@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../cpu.h"
-#include "../events.h"
+#include "sys/cpu.h"
+#include "events/events.h"
 
 typedef enum { PMU_BACKEND_AUTO, PMU_BACKEND_PERF, PMU_BACKEND_MSR, PMU_BACKEND_TSC } pmu_backend_kind;
 

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "harness/codegen.h"
 #include "pmu/pmu.h"
-#include "status.h"
+#include "sys/status.h"
 
 /* Config events per group; all but the cycles event are unavailable and cost
  * nothing to read, the bound only keeps a group within what one generated

@@ -2,7 +2,7 @@
  * `mess_driver [options]` == `nb -mess [options]` (exit status simplified:
  * 0, or 1 for any error, 2 for a usage error). */
 #include "mess/mess.h"
-#include "status.h"
+#include "sys/status.h"
 
 int main(int argc, char **argv)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evdb.h"
-#include "status.h"
+#include "events/evdb.h"
+#include "sys/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

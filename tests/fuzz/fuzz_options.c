@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
-#include "status.h"
+#include "cli/options.h"
+#include "sys/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

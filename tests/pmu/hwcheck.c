@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "sys/cpu.h"
 #include "pmu/advice.h"
 #include "pmu/pmu.h"
 

@@ -1,0 +1,342 @@
+/* nb batch: see batch.h. */
+#include "cli/batch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "measure/bench.h"
+#include "cli/job.h"
+#include "report/output.h"
+#include "report/record.h"
+#include "sys/status.h"
+
+#define LINE_MAX_BYTES (16u << 20)
+
+int batch_split(const char *line, char ***argv_out, char **store_out, char *err, size_t errlen)
+{
+    size_t len = strlen(line);
+    char *store = malloc(len + 1);
+    char **argv = malloc((len / 2 + 2) * sizeof *argv);
+    if (!store || !argv) {
+        free(store);
+        free(argv);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int n = 0;
+    const char *p = line;
+    char *w = store;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (!*p || *p == '#')
+            break;
+        argv[n++] = w;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+            if (*p == '\'') {
+                const char *q = strchr(p + 1, '\'');
+                if (!q) {
+                    snprintf(err, errlen, "column %zu: unterminated ' quote", (size_t)(p - line) + 1);
+                    goto fail;
+                }
+                memcpy(w, p + 1, (size_t)(q - p - 1));
+                w += q - p - 1;
+                p = q + 1;
+            } else if (*p == '"') {
+                const char *open = p++;
+                while (*p && *p != '"') {
+                    /* inside "...", a backslash escapes only " \ $ ` */
+                    if (*p == '\\' && p[1] && strchr("\"\\$`", p[1]))
+                        p++;
+                    *w++ = *p++;
+                }
+                if (*p != '"') {
+                    snprintf(err, errlen, "column %zu: unterminated \" quote",
+                             (size_t)(open - line) + 1);
+                    goto fail;
+                }
+                p++;
+            } else if (*p == '\\' && p[1]) {
+                *w++ = p[1];
+                p += 2;
+            } else {
+                *w++ = *p++;
+            }
+        }
+        *w++ = '\0';
+    }
+    argv[n] = NULL;
+    *argv_out = argv;
+    *store_out = store;
+    return n;
+fail:
+    free(store);
+    free(argv);
+    return -1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Lines that hold a benchmark (not blank, not a comment). */
+static long count_lines(FILE *f)
+{
+    long n = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        const char *p = line + strspn(line, " \t\r\n");
+        if (*p && *p != '#')
+            n++;
+    }
+    free(line);
+    return n;
+}
+
+typedef struct progress {
+    bool on;
+    long done, total;
+    double t0;
+} progress;
+
+static void progress_clear(progress *p)
+{
+    if (p->on)
+        fputs("\r\033[K", stderr);
+}
+
+static void progress_show(progress *p)
+{
+    if (!p->on)
+        return;
+    double dt = now_s() - p->t0;
+    double rate = dt > 0 ? (double)p->done / dt : 0;
+    char eta[32] = "";
+    if (p->total > 0 && rate > 0)
+        snprintf(eta, sizeof eta, ", ETA %.0f s", (double)(p->total - p->done) / rate);
+    if (p->total > 0)
+        fprintf(stderr, "\r\033[Knb: batch %ld/%ld, %.1f/s%s", p->done, p->total, rate, eta);
+    else
+        fprintf(stderr, "\r\033[Knb: batch %ld done, %.1f/s", p->done, rate);
+    fflush(stderr);
+}
+
+/* A line's diagnostics on stderr, each "nb: " line as "nb: line N: ". */
+static void relay_diag(const char *text, long line)
+{
+    const char *p = text;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        if (strncmp(p, "nb: ", 4) == 0)
+            fprintf(stderr, "nb: line %ld: %.*s\n", line, (int)(n - 4), p + 4);
+        else
+            fprintf(stderr, "%.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+/* The message for the record: the diagnostics without "nb: " prefixes. */
+static void diag_message(const char *text, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    const char *p = text;
+    while (*p && at + 1 < len) {
+        size_t n = strcspn(p, "\n");
+        const char *s = p;
+        if (strncmp(s, "nb: ", 4) == 0) {
+            s += 4;
+            n -= 4;
+        }
+        int w = snprintf(out + at, len - at, "%s%.*s", at ? "\n" : "", (int)n, s);
+        if (w < 0)
+            break;
+        at += (size_t)w < len - at ? (size_t)w : len - at - 1;
+        p = s + n + (s[n] == '\n');
+    }
+}
+
+/* Options a line may not set, by comparing with the command line's. */
+static const char *line_forbidden(const nb_options *base, const nb_options *lo)
+{
+    if (lo->batch != base->batch) return "-batch";
+    if (lo->output != base->output) return "-output";
+    if (lo->emit != base->emit) return "-emit";
+    if (lo->print_code != base->print_code) return "-print_code";
+    if (lo->list_events != base->list_events) return "-list_events";
+    if (lo->list_uarchs != base->list_uarchs) return "-list_uarchs";
+    if (lo->cpu_info != base->cpu_info) return "-cpu_info";
+    if (lo->help != base->help) return "-help";
+    if (lo->version != base->version) return "-version";
+    if (lo->dry_run != base->dry_run) return "-dry_run";
+    if (lo->debug != base->debug) return "-debug";
+    if (lo->cpu != base->cpu) return "-cpu";
+    if (lo->uarch != base->uarch) return "-uarch";
+    return NULL;
+}
+
+typedef struct batch_state {
+    const nb_options *base;
+    const cpu_info *cpu;
+    const char *uarch;
+    const nb_fingerprint *fp;
+    bench_session *session;
+    nb_out out;
+    progress prog;
+    bool backend_shown;
+    long failed;
+} batch_state;
+
+/* Run one line; returns 0, or the line's failure status, or NB_ESYSTEM when
+ * the output itself failed (the batch stops then). */
+static int run_line(batch_state *b, const char *text, long line_no)
+{
+    char *mem = NULL;
+    size_t mem_len = 0;
+    FILE *diag = open_memstream(&mem, &mem_len);
+    if (!diag)
+        return NB_ENOMEM;
+    nb_options lo = *b->base;
+    lo.batch = b->base->batch;
+    nb_job j;
+    memset(&j, 0, sizeof j);
+    bool have_job = false;
+    char **argv = NULL, *store = NULL, err[1024];
+    int rc = 0;
+    bool parsed = false;
+    int n = batch_split(text, &argv, &store, err, sizeof err);
+    if (n < 0) {
+        fprintf(diag, "nb: %s\n", err);
+        rc = NB_EUSAGE;
+    } else if ((rc = options_parse(n, argv, 0, &lo, err, sizeof err)) != 0) {
+        fprintf(diag, "nb: %s\n", err);
+    } else {
+        parsed = true;
+        const char *bad = line_forbidden(b->base, &lo);
+        if (bad) {
+            fprintf(diag, "nb: option %s cannot be set on a batch line (give it on the command line)\n",
+                    bad);
+            rc = NB_EUSAGE;
+        } else if (!lo.asm_code && !lo.code) {
+            fprintf(diag, "nb: nothing to benchmark: the line gives no -asm or -code\n");
+            rc = NB_EUSAGE;
+        }
+    }
+    if (rc == 0) {
+        have_job = true;
+        rc = job_load_code(&j, &lo, diag);
+        if (rc == 0)
+            rc = job_resolve_events(&j, b->cpu, b->uarch, diag);
+        if (rc == 0)
+            rc = job_measure(&j, b->session, b->cpu, diag);
+    }
+    fclose(diag);
+    char *command = record_command(&lo);
+    record_ctx ctx = {.fp = b->fp, .command = command, .line = line_no, .line_text = text};
+    static char message[8192];
+    diag_message(mem ? mem : "", message, sizeof message);
+    progress_clear(&b->prog);
+    if (mem && mem[0])
+        relay_diag(mem, line_no);
+    if (rc == 0 && !b->backend_shown) {
+        char bl[512];
+        bench_backend_line(&j.res, bl, sizeof bl);
+        fprintf(stderr, "nb: backend: %s\n", bl);
+        b->backend_shown = true;
+    }
+    int orc = out_record(&b->out, &ctx, parsed ? &lo : b->base, have_job ? &j : NULL,
+                         rc, message);
+    free(command);
+    free(mem);
+    if (have_job)
+        job_free(&j);
+    free(argv);
+    free(store);
+    if (orc)
+        return orc;
+    return rc;
+}
+
+int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
+               const nb_fingerprint *fp)
+{
+    bool from_stdin = strcmp(base->batch, "-") == 0;
+    FILE *f = from_stdin ? stdin : fopen(base->batch, "r");
+    if (!f) {
+        fprintf(stderr, "nb: -batch %s: %s\n", base->batch, strerror(errno));
+        return NB_EXIT_INPUT;
+    }
+    batch_state b = {.base = base, .cpu = cpu, .uarch = uarch, .fp = fp};
+    b.prog.on = isatty(STDERR_FILENO) == 1;
+    if (b.prog.on && !from_stdin) {
+        b.prog.total = count_lines(f);
+        rewind(f);
+    }
+    b.prog.t0 = now_s();
+    b.session = bench_session_new();
+    if (!b.session) {
+        if (!from_stdin)
+            fclose(f);
+        fprintf(stderr, "nb: out of memory\n");
+        return NB_EXIT_SYSTEM;
+    }
+    out_init(&b.out, base->output, stdout, true);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long line_no = 0, n_lines = 0;
+    int exit_code = NB_EXIT_OK;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        line_no++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        const char *p = line + strspn(line, " \t");
+        if (!*p || *p == '#')
+            continue;
+        n_lines++;
+        int rc;
+        if ((size_t)len > LINE_MAX_BYTES || strlen(line) != (size_t)len) {
+            /* too long, or a NUL byte: not a text line */
+            record_ctx ctx = {.fp = fp, .command = NULL, .line = line_no, .line_text = ""};
+            const char *msg = (size_t)len > LINE_MAX_BYTES ? "line longer than 16 MiB"
+                                                           : "line contains a NUL byte";
+            progress_clear(&b.prog);
+            fprintf(stderr, "nb: line %ld: %s\n", line_no, msg);
+            rc = out_record(&b.out, &ctx, base, NULL, NB_EINPUT, msg);
+            if (rc == 0)
+                rc = NB_EINPUT;
+        } else {
+            rc = run_line(&b, line, line_no);
+        }
+        if (rc == NB_ESYSTEM && ferror(stdout)) {
+            fprintf(stderr, "nb: cannot write the results: %s\n", strerror(errno));
+            exit_code = NB_EXIT_SYSTEM;
+            break;
+        }
+        if (rc) {
+            b.failed++;
+            exit_code = NB_EXIT_BATCH;
+        }
+        b.prog.done++;
+        progress_show(&b.prog);
+    }
+    if (!from_stdin)
+        fclose(f);
+    free(line);
+    progress_clear(&b.prog);
+    if (b.prog.on || b.failed)
+        fprintf(stderr, "nb: batch: %ld line%s, %ld failed\n", n_lines, n_lines == 1 ? "" : "s",
+                b.failed);
+    out_free(&b.out);
+    bench_session_free(b.session);
+    return exit_code;
+}

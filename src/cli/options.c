@@ -1,0 +1,393 @@
+/* nb options: one table drives parsing, abbreviation, validation and -help.
+ *
+ * Abbreviation follows nanoBench: any unique prefix names an option.  nb adds
+ * options of its own, so a prefix is first resolved among nanoBench's options
+ * (so `-l` stays `-loop_count` although nb also has `-list_events`), and only
+ * if it names none of them among nb's additions.  An exact name always wins. */
+#include "cli/options.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/status.h"
+
+typedef enum {
+    OPT_FLAG,     /* bool, no value */
+    OPT_STRING,   /* const char *, one value */
+    OPT_LONG,     /* long in [min, max] */
+    OPT_SIZE,     /* long bytes, K/M/G suffix allowed */
+    OPT_DOUBLE,   /* double in (0, max] */
+    OPT_AGG,      /* no value; sets agg to `min` */
+    OPT_ENUM,     /* one of `choices` (|-separated); index stored as int */
+    OPT_OPTSTR,   /* flag with an optional value (next arg unless it starts with '-') */
+} opt_type;
+
+typedef struct opt_def {
+    const char *name;         /* without the leading '-' */
+    opt_type type;
+    size_t offset;            /* into nb_options */
+    size_t offset2;           /* OPT_OPTSTR: the string's offset */
+    long min, max;
+    const char *choices;      /* OPT_ENUM */
+    bool nanobench;           /* one of nanoBench's options */
+    const char *arg;          /* value placeholder for -help */
+    const char *help;
+} opt_def;
+
+#define OFF(f) offsetof(nb_options, f)
+#define NB true
+#define EXT false
+
+static const opt_def opts[] = {
+    /* code */
+    {"asm", OPT_STRING, OFF(asm_code), 0, 0, 0, NULL, NB, "<code>", "assembly (Intel syntax, ';' or newline separated) to benchmark; @FILE reads it from FILE"},
+    {"asm_init", OPT_STRING, OFF(asm_init), 0, 0, 0, NULL, NB, "<code>", "assembly run at the start of every benchmark run"},
+    {"asm_late_init", OPT_STRING, OFF(asm_late_init), 0, 0, 0, NULL, NB, "<code>", "assembly run right before the benchmarked code"},
+    {"asm_one_time_init", OPT_STRING, OFF(asm_one_time_init), 0, 0, 0, NULL, NB, "<code>", "assembly run once before the first run"},
+    {"code", OPT_STRING, OFF(code), 0, 0, 0, NULL, NB, "<file>", "raw machine code to benchmark (not with -asm)"},
+    {"code_init", OPT_STRING, OFF(code_init), 0, 0, 0, NULL, NB, "<file>", "raw machine code for init (not with -asm_init)"},
+    {"code_late_init", OPT_STRING, OFF(code_late_init), 0, 0, 0, NULL, NB, "<file>", "raw machine code for late init (not with -asm_late_init)"},
+    {"code_one_time_init", OPT_STRING, OFF(code_one_time_init), 0, 0, 0, NULL, NB, "<file>", "raw machine code for one-time init (not with -asm_one_time_init)"},
+    /* events */
+    {"config", OPT_STRING, OFF(config), 0, 0, 0, NULL, NB, "<file|all>", "event config file (nanoBench format); 'all': the full embedded table"},
+    {"msr_config", OPT_STRING, OFF(msr_config), 0, 0, 0, NULL, NB, "<file|RAPL>", "MSR event config (uncore, RAPL); msr backend"},
+    {"fixed_counters", OPT_FLAG, OFF(fixed_counters), 0, 0, 0, NULL, NB, NULL, "also read RDTSC and the fixed-function counters"},
+    {"events", OPT_STRING, OFF(events), 0, 0, 0, NULL, EXT, "<names>", "events by name from the embedded table, comma separated"},
+    {"uarch", OPT_STRING, OFF(uarch), 0, 0, 0, NULL, EXT, "<name>", "use this microarchitecture's table instead of CPUID's"},
+    /* repetition */
+    {"n_measurements", OPT_LONG, OFF(n_measurements), 0, 1, 1000000, NULL, NB, "<n>", "measurements per run() (default 10)"},
+    {"unroll_count", OPT_LONG, OFF(unroll_count), 0, 1, 100000000, NULL, NB, "<n>", "copies of the code in the inner loop (default 1000)"},
+    {"loop_count", OPT_LONG, OFF(loop_count), 0, 0, 1000000000, NULL, NB, "<n>", "inner loop iterations, counted in R15 which the code must not touch (default 0: no loop)"},
+    {"warm_up_count", OPT_LONG, OFF(warm_up_count), 0, 0, 1000000, NULL, NB, "<n>", "discarded runs before measuring, per run() (default 5)"},
+    {"initial_warm_up_count", OPT_LONG, OFF(initial_warm_up_count), 0, 0, 1000000, NULL, NB, "<n>", "runs before the first run() (default 0)"},
+    {"alignment_offset", OPT_LONG, OFF(alignment_offset), 0, 0, 4095, NULL, NB, "<n>", "code starts at a 64-byte boundary plus n (default 0)"},
+    /* aggregation */
+    {"avg", OPT_AGG, OFF(agg), 0, AGG_AVG, 0, NULL, NB, NULL, "aggregate: mean of the 20th-80th percentile values (default)"},
+    {"median", OPT_AGG, OFF(agg), 0, AGG_MEDIAN, 0, NULL, NB, NULL, "aggregate: median"},
+    {"min", OPT_AGG, OFF(agg), 0, AGG_MIN, 0, NULL, NB, NULL, "aggregate: minimum"},
+    {"max", OPT_AGG, OFF(agg), 0, AGG_MAX, 0, NULL, NB, NULL, "aggregate: maximum"},
+    {"range", OPT_FLAG, OFF(range), 0, 0, 0, NULL, EXT, NULL, "also print [min;max] of each event"},
+    {"basic_mode", OPT_FLAG, OFF(basic_mode), 0, 0, 0, NULL, NB, NULL, "compare 0 and unroll_count copies instead of unroll_count and 2x"},
+    {"no_mem", OPT_FLAG, OFF(no_mem), 0, 0, 0, NULL, NB, NULL, "keep counter values in registers (see 'Reserved registers')"},
+    {"no_normalization", OPT_FLAG, OFF(no_normalization), 0, 0, 0, NULL, NB, NULL, "print the raw difference, not per copy"},
+    {"remove_empty_events", OPT_FLAG, OFF(remove_empty_events), 0, 0, 0, NULL, NB, NULL, "omit events that did not occur"},
+    {"df", OPT_FLAG, OFF(df), 0, 0, 0, NULL, NB, NULL, "drain the front end after init, late init and the last copy"},
+    {"verbose", OPT_FLAG, OFF(verbose), 0, 0, 0, NULL, NB, NULL, "print every raw counter reading"},
+    {"output", OPT_ENUM, OFF(output), 0, 0, 0, "text|csv|json", EXT, "<fmt>", "output format: text (nanoBench's, default), csv, json"},
+    /* execution */
+    {"cpu", OPT_LONG, OFF(cpu), 0, 0, 4095, NULL, NB, "<n>", "pin to CPU n (default: the CPU nb starts on)"},
+    {"usr", OPT_LONG, OFF(usr), 0, 0, 1, NULL, NB, "<0|1>", "count in user mode (default 1)"},
+    {"os", OPT_LONG, OFF(os), 0, 0, 1, NULL, NB, "<0|1>", "count in kernel mode (default 0)"},
+    {"debug", OPT_FLAG, OFF(debug), 0, 0, 0, NULL, NB, NULL, "stop before the second counter read and show the registers"},
+    {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "size of R14's memory area, K/M/G suffixes (default 1M)"},
+    {"timeout", OPT_DOUBLE, OFF(timeout), 0, 0, 86400, NULL, EXT, "<sec>", "stop a benchmark that runs longer (default 60)"},
+    {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc"},
+    /* nb's actions */
+    {"dry_run", OPT_FLAG, OFF(dry_run), 0, 0, 0, NULL, EXT, NULL, "print every perf_event_attr / MSR write nb would make, then exit"},
+    {"emit", OPT_STRING, OFF(emit), 0, 0, 0, NULL, EXT, "<file>", "assemble -asm only, write its bytes to file ('-': hex on stdout)"},
+    {"print_code", OPT_FLAG, OFF(print_code), 0, 0, 0, NULL, EXT, NULL, "list each statement with offset, bytes and disassembly"},
+    {"list_events", OPT_OPTSTR, OFF(list_events), OFF(list_events_filter), 0, 0, NULL, EXT, "[substr]", "list the active table's events (matching substr)"},
+    {"list_uarchs", OPT_FLAG, OFF(list_uarchs), 0, 0, 0, NULL, EXT, NULL, "list every embedded table and the CPUs it covers"},
+    {"cpu_info", OPT_FLAG, OFF(cpu_info), 0, 0, 0, NULL, EXT, NULL, "show what CPUID says, the table and the backend nb would use"},
+    {"batch", OPT_STRING, OFF(batch), 0, 0, 0, NULL, EXT, "<file>", "one benchmark per line ('-': stdin)"},
+    {"help", OPT_FLAG, OFF(help), 0, 0, 0, NULL, EXT, NULL, "this help"},
+    {"version", OPT_FLAG, OFF(version), 0, 0, 0, NULL, EXT, NULL, "print nb's version"},
+};
+#define N_OPTS (sizeof opts / sizeof opts[0])
+
+void options_defaults(nb_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->n_measurements = 10;
+    o->unroll_count = 1000;
+    o->warm_up_count = 5;
+    o->agg = AGG_AVG;
+    o->output = OUTPUT_TEXT;
+    o->cpu = -1;
+    o->usr = 1;
+    o->os = 0;
+    o->r14_size = 1L << 20;
+    o->timeout = 60;
+    o->backend = PMU_BACKEND_AUTO;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    /* Messages quote what the user typed; a newline or terminal escape in
+     * it must not turn the one-line diagnostic into several lines. */
+    for (char *p = err; errlen && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return NB_EUSAGE;
+}
+
+/* Resolve `name` (without '-') to an option: exact match, else a unique
+ * prefix among nanoBench's options, else a unique prefix among nb's. */
+static const opt_def *find_option(const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < N_OPTS; i++)
+        if (strcmp(opts[i].name, name) == 0)
+            return &opts[i];
+    size_t len = strlen(name);
+    for (int pass = 0; pass < 2; pass++) {
+        const opt_def *hit = NULL;
+        char cands[512] = "";
+        int n = 0;
+        for (size_t i = 0; i < N_OPTS; i++) {
+            if (opts[i].nanobench != (pass == 0) || strncmp(opts[i].name, name, len) != 0)
+                continue;
+            hit = &opts[i];
+            n++;
+            size_t cl = strlen(cands);
+            snprintf(cands + cl, sizeof cands - cl, "%s-%s", cl ? ", " : "", opts[i].name);
+        }
+        if (n == 1)
+            return hit;
+        if (n > 1) {
+            fail(err, errlen, "option '-%s' is ambiguous: %s", name, cands);
+            return NULL;
+        }
+    }
+    fail(err, errlen, "unknown option '-%s' (see nb -help)", name);
+    return NULL;
+}
+
+static int parse_long(const opt_def *d, const char *v, long *out, char *err, size_t errlen)
+{
+    errno = 0;
+    char *end;
+    long x = strtol(v, &end, 0);
+    if (end == v || *v == '\0')
+        return fail(err, errlen, "option -%s: '%s' is not a number", d->name, v);
+    long mult = 1;
+    if (d->type == OPT_SIZE && *end) {
+        switch (*end) {
+        case 'k': case 'K': mult = 1L << 10; break;
+        case 'm': case 'M': mult = 1L << 20; break;
+        case 'g': case 'G': mult = 1L << 30; break;
+        default: break;
+        }
+        if (mult != 1) {
+            end++;
+            if (*end == 'B' || *end == 'b') end++;
+        }
+    }
+    if (*end)
+        return fail(err, errlen, "option -%s: '%s' is not a number", d->name, v);
+    if (errno == ERANGE || (mult > 1 && (x > LONG_MAX / mult || x < LONG_MIN / mult)))
+        return fail(err, errlen, "option -%s: '%s' is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+    x *= mult;
+    if (x < d->min || x > d->max)
+        return fail(err, errlen, "option -%s: %s is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+    *out = x;
+    return 0;
+}
+
+static int parse_enum(const opt_def *d, const char *v, int *out, char *err, size_t errlen)
+{
+    const char *p = d->choices;
+    for (int i = 0; *p; i++) {
+        size_t n = strcspn(p, "|");
+        if (strlen(v) == n && strncasecmp(p, v, n) == 0) {
+            *out = i;
+            return 0;
+        }
+        p += n;
+        if (*p == '|')
+            p++;
+    }
+    return fail(err, errlen, "option -%s: '%s' is not one of %s", d->name, v, d->choices);
+}
+
+/* Pairs that nanoBench forbids together. */
+static int check_conflicts(const nb_options *o, char *err, size_t errlen)
+{
+    static const struct { size_t a, b; const char *na, *nb; } pairs[] = {
+        {OFF(asm_code), OFF(code), "asm", "code"},
+        {OFF(asm_init), OFF(code_init), "asm_init", "code_init"},
+        {OFF(asm_late_init), OFF(code_late_init), "asm_late_init", "code_late_init"},
+        {OFF(asm_one_time_init), OFF(code_one_time_init), "asm_one_time_init", "code_one_time_init"},
+        {OFF(config), OFF(events), "config", "events"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const char *a = *(const char *const *)((const char *)o + pairs[i].a);
+        const char *b = *(const char *const *)((const char *)o + pairs[i].b);
+        if (a && b)
+            return fail(err, errlen, "options -%s and -%s cannot be used together", pairs[i].na, pairs[i].nb);
+    }
+    if (o->usr == 0 && o->os == 0)
+        return fail(err, errlen, "options -usr 0 and -os 0 together count nothing");
+    if (o->emit && !o->asm_code)
+        return fail(err, errlen, "option -emit needs -asm");
+    if (o->print_code && !o->asm_code && !o->code)
+        return fail(err, errlen, "option -print_code needs -asm or -code");
+    return 0;
+}
+
+int options_parse(int argc, char **argv, int first, nb_options *o, char *err, size_t errlen)
+{
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] == '\0')
+            return fail(err, errlen, "unexpected argument '%s' (options start with '-')", a);
+        const char *name = a + 1 + (a[1] == '-');   /* accept --name too */
+        if (*name == '\0')   /* "--" would otherwise be a prefix of every option */
+            return fail(err, errlen, "unexpected argument '%s' (no option name)", a);
+        const opt_def *d = find_option(name, err, errlen);
+        if (!d)
+            return NB_EUSAGE;
+        void *field = (char *)o + d->offset;
+        const char *v = NULL;
+        bool needs_value = d->type != OPT_FLAG && d->type != OPT_AGG && d->type != OPT_OPTSTR;
+        if (needs_value) {
+            if (i + 1 >= argc)
+                return fail(err, errlen, "option -%s needs a value %s", d->name, d->arg ? d->arg : "");
+            v = argv[++i];
+        }
+        switch (d->type) {
+        case OPT_FLAG: *(bool *)field = true; break;
+        case OPT_AGG: *(nb_agg *)field = (nb_agg)d->min; break;
+        case OPT_OPTSTR:
+            *(bool *)field = true;
+            if (i + 1 < argc && argv[i + 1][0] != '-')
+                *(const char **)((char *)o + d->offset2) = argv[++i];
+            break;
+        case OPT_STRING:
+            /* Only the init fragments may be empty. */
+            if (*v == '\0' && strncmp(d->name, "asm_", 4) != 0)
+                return fail(err, errlen, "option -%s: empty value", d->name);
+            *(const char **)field = v;
+            break;
+        case OPT_LONG:
+        case OPT_SIZE: {
+            long x = 0;
+            int rc = parse_long(d, v, &x, err, errlen);
+            if (rc)
+                return rc;
+            *(long *)field = x;
+            break;
+        }
+        case OPT_DOUBLE: {
+            char *end;
+            errno = 0;
+            double x = strtod(v, &end);
+            if (end == v || *end || errno || !isfinite(x) || x <= 0 || x > (double)d->max)
+                return fail(err, errlen, "option -%s: '%s' is not a number of seconds in (0, %ld]", d->name, v, d->max);
+            *(double *)field = x;
+            break;
+        }
+        case OPT_ENUM: {
+            int x = 0;
+            int rc = parse_enum(d, v, &x, err, errlen);
+            if (rc)
+                return rc;
+            if (d->offset == OFF(output))
+                o->output = (nb_output)x;
+            else
+                o->backend = (pmu_backend_kind)x;
+            break;
+        }
+        }
+    }
+    return check_conflicts(o, err, errlen);
+}
+
+void options_print_help(FILE *f)
+{
+    fprintf(f, "usage: nb [options]          e.g. nb -asm \"ADD RAX, RBX; ADD RBX, RAX\"\n"
+               "Options may be abbreviated to any unique prefix (-l is -loop_count).\n\n");
+    for (size_t i = 0; i < N_OPTS; i++) {
+        char lhs[64];
+        snprintf(lhs, sizeof lhs, "-%s%s%s", opts[i].name, opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
+        fprintf(f, "  %-30s %s\n", lhs, opts[i].help);
+    }
+    fprintf(f, "\nMemory: R14, RDI, RSI, RBP and RSP point to the middle of their own areas\n"
+               "(1 MB each; R14's set by -r14_size); the other registers start at 0.\n"
+               "With -loop_count > 0 the code must not modify R15 (the loop counter).\n");
+}
+
+/* The i-th |-separated word of choices, into buf. */
+static const char *choice(const char *choices, int i, char *buf, size_t len)
+{
+    const char *p = choices;
+    for (; i > 0 && (p = strchr(p, '|')); i--)
+        p++;
+    if (!p)
+        return "?";
+    snprintf(buf, len, "%.*s", (int)strcspn(p, "|"), p);
+    return buf;
+}
+
+const char *options_enum_name(const nb_options *o, const char *option)
+{
+    /* one buffer per (option, value): callers may keep the pointer */
+    static char buf[2][8][16];
+    for (size_t i = 0; i < N_OPTS; i++) {
+        if (opts[i].type != OPT_ENUM || strcmp(opts[i].name, option) != 0)
+            continue;
+        int v = opts[i].offset == OFF(output) ? (int)o->output : (int)o->backend;
+        if (v < 0 || v >= 8)
+            return "?";
+        char *b = buf[opts[i].offset == OFF(output)][v];
+        return choice(opts[i].choices, v, b, sizeof buf[0][0]);
+    }
+    return NULL;
+}
+
+void options_each(const nb_options *o, options_each_fn fn, void *ctx)
+{
+    static const char *const agg_names[] = {"avg", "median", "min", "max"};
+    bool agg_done = false;
+    for (size_t i = 0; i < N_OPTS; i++) {
+        const opt_def *d = &opts[i];
+        const void *field = (const char *)o + d->offset;
+        nb_optval v = {.name = d->name};
+        switch (d->type) {
+        case OPT_FLAG:
+            v.kind = OPTVAL_BOOL;
+            v.b = *(const bool *)field;
+            break;
+        case OPT_OPTSTR:
+            v.kind = OPTVAL_STRING;
+            v.s = *(const bool *)field ? *(const char *const *)((const char *)o + d->offset2) : NULL;
+            if (*(const bool *)field && !v.s)
+                v.s = "";
+            break;
+        case OPT_STRING:
+            v.kind = OPTVAL_STRING;
+            v.s = *(const char *const *)field;
+            break;
+        case OPT_LONG:
+        case OPT_SIZE:
+            v.kind = OPTVAL_LONG;
+            v.l = *(const long *)field;
+            break;
+        case OPT_DOUBLE:
+            v.kind = OPTVAL_DOUBLE;
+            v.d = *(const double *)field;
+            break;
+        case OPT_AGG:
+            if (agg_done)
+                continue;
+            agg_done = true;
+            v.name = "agg";
+            v.kind = OPTVAL_STRING;
+            v.s = agg_names[o->agg];
+            break;
+        case OPT_ENUM:
+            v.kind = OPTVAL_STRING;
+            v.s = options_enum_name(o, d->name);
+            break;
+        }
+        fn(ctx, &v);
+    }
+}

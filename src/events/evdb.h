@@ -1,0 +1,90 @@
+/* nb evdb: the event tables compiled into nb, addressed by CPU and by name.
+ *
+ * Owns: choosing a table for a cpu_info (vendor, family, model, stepping,
+ * hybrid core type), the default (common) and full sets of a table, event
+ * lookup by name with nanoBench modifiers and '+' umask combination, the
+ * architectural fallback for unknown CPUs, the embedded msr configs (RAPL),
+ * and the listings behind -list_events, -list_uarchs and -cpu_info.
+ *
+ * A "uarch" is a table name such as "Skylake", "AlderLakeE" or "Zen5"; the
+ * strings evdb returns point into the static tables (never freed).  Lists
+ * are appended to; the caller frees them with event_list_free /
+ * msr_event_list_free.  Errors come back as nb_config_error (file names the
+ * input, e.g. "-events"; line 0). */
+#ifndef NB_EVDB_H
+#define NB_EVDB_H
+
+#include <stdio.h>
+
+#include "sys/cpu.h"
+#include "events/events.h"
+
+typedef enum {
+    EVDB_SET_COMMON,   /* the curated set nb measures by default */
+    EVDB_SET_ALL,      /* every event (Intel: core and offcore tables) */
+} evdb_set;
+
+/* The table for this CPU, or NULL when no table covers it.  On hybrid
+ * CPUs the core type in cpu_info (the core nb read CPUID on, i.e. is pinned
+ * to) picks the P or E table; an unknown core type of a hybrid model gets
+ * the P-core table. */
+const char *evdb_uarch_for_cpu(const cpu_info *cpu);
+
+/* Canonical name of a table given in any letter case, or NULL. */
+const char *evdb_uarch_find(const char *name);
+
+/* The table nb uses: `override` (-uarch) when not NULL, else the CPU's.
+ * *uarch becomes NULL for an unknown CPU (use evdb_arch_events then).
+ * NB_EUSAGE for an unknown override name. */
+int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
+                nb_config_error *err);
+
+cpu_vendor evdb_uarch_vendor(const char *uarch);
+
+/* Append the events of a table's set. */
+int evdb_events(const char *uarch, evdb_set set, nb_event_list *out);
+size_t evdb_count(const char *uarch, evdb_set set);
+
+/* Architectural events for a CPU no table covers: Intel's CPUID leaf 0xA
+ * events, AMD's cycles and retired instructions; none for other vendors. */
+int evdb_arch_events(cpu_vendor vendor, nb_event_list *out);
+
+/* The events nb measures when no -config/-events is given: the common set
+ * of `uarch`, or for uarch NULL the architectural events, with a note for
+ * the user in `note` ("" when there is nothing to say). */
+int evdb_default_events(const char *uarch, cpu_vendor vendor, nb_event_list *out,
+                        char *note, size_t notelen);
+
+/* One event by name: "UOPS_ISSUED.ANY", with modifiers
+ * "UOPS_ISSUED.ANY.CMSK=1.INV", combined "L2_RQSTS.X+L2_RQSTS.Y" (same
+ * event select; umasks OR-ed), or a raw spec "0E.01.CMSK=1".  Names match in
+ * any letter case.  An unknown name is NB_EINPUT with the closest names in
+ * the message.  uarch NULL: only raw specs. */
+int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_config_error *err);
+
+/* -events NAME[,NAME...]: every name through evdb_lookup, appended. */
+int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
+                      nb_config_error *err);
+
+/* Embedded msr config by name: "RAPL" picks msr_RAPL_Intel or msr_RAPL_AMD
+ * by vendor; a full name ("RAPL_AMD") is taken as is.  NB_EINPUT if none. */
+int evdb_msr_events(const char *name, cpu_vendor vendor, nb_msr_event_list *out,
+                    nb_config_error *err);
+
+/* Config syntax of one event as evdb prints it (AMD selects as three hex
+ * digits, nanoBench's style for Zen tables). */
+void evdb_format_event(const nb_event *ev, cpu_vendor vendor, char *buf, size_t buflen);
+
+/* -list_events [SUBSTR]: matching events (name, any case) of the full set,
+ * one per line in config syntax with "  # description".  Returns the number
+ * printed (>= 0) or a negative status. */
+int evdb_list_events(FILE *out, const char *uarch, const char *substr);
+
+/* -list_uarchs: every table, its event counts and the CPUs it covers. */
+int evdb_list_uarchs(FILE *out);
+
+/* -cpu_info: what CPUID said, the table chosen and the backend nb would use
+ * (backend is a name from the pmu layer, e.g. "perf", "msr", "tsc"). */
+int evdb_print_cpu_info(FILE *out, const cpu_info *cpu, const char *uarch, const char *backend);
+
+#endif

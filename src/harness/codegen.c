@@ -1,0 +1,512 @@
+/* nb codegen: see codegen.h for the layout of the generated program.
+ *
+ * Generation runs twice over the same emitter: once counting bytes only (so
+ * the mapping can be sized exactly and the data block placed right after the
+ * code), once writing.  Every instruction of the harness is hand-encoded
+ * below with its assembly in a comment; none depends on the assembler. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "harness/codegen.h"
+#include "sys/status.h"
+
+/* -df: how much the front end is drained with: more than the decoded-uop
+ * cache and the queues hold (a few thousand uops), yet small enough (2 KB)
+ * that three drains plus the copies still fit a 32 KB L1i. */
+#define DRAIN_NOP1 1024
+#define DRAIN_NOP15 64
+
+typedef struct emitter {
+    uint8_t *buf;        /* NULL while counting */
+    size_t len;
+    size_t data_off;     /* where the data block starts (writing pass) */
+} emitter;
+
+static void emit(emitter *e, const void *bytes, size_t n)
+{
+    if (e->buf && n)
+        memcpy(e->buf + e->len, bytes, n);
+    e->len += n;
+}
+
+static void emit1(emitter *e, uint8_t b) { emit(e, &b, 1); }
+
+static void emit32(emitter *e, uint32_t v)
+{
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    emit(e, b, 4);
+}
+
+static void emit64(emitter *e, uint64_t v)
+{
+    emit32(e, (uint32_t)v);
+    emit32(e, (uint32_t)(v >> 32));
+}
+
+/* The disp32 of a RIP-relative operand that addresses data field `field`;
+ * valid when nothing follows the displacement in the instruction. */
+static void emit_riprel(emitter *e, size_t field)
+{
+    int64_t disp = (int64_t)(e->data_off + field) - (int64_t)(e->len + 4);
+    emit32(e, (uint32_t)(int32_t)disp);
+}
+
+/* mov [rip+field], r64 */
+static void emit_store64(emitter *e, unsigned reg, size_t field)
+{
+    emit1(e, (uint8_t)(0x48 | (reg >= 8 ? 0x04 : 0)));   /* REX.W (+R) */
+    emit1(e, 0x89);
+    emit1(e, (uint8_t)(((reg & 7) << 3) | 5));
+    emit_riprel(e, field);
+}
+
+/* mov r64, [rip+field] */
+static void emit_load64(emitter *e, unsigned reg, size_t field)
+{
+    emit1(e, (uint8_t)(0x48 | (reg >= 8 ? 0x04 : 0)));
+    emit1(e, 0x8B);
+    emit1(e, (uint8_t)(((reg & 7) << 3) | 5));
+    emit_riprel(e, field);
+}
+
+/* mov [rip+field], r32 (eax = 0, edx = 2) */
+static void emit_store32(emitter *e, unsigned reg, size_t field)
+{
+    emit1(e, 0x89);
+    emit1(e, (uint8_t)(((reg & 7) << 3) | 5));
+    emit_riprel(e, field);
+}
+
+/* mov r64, imm64 */
+static void emit_mov_imm64(emitter *e, unsigned reg, uint64_t v)
+{
+    emit1(e, (uint8_t)(0x48 | (reg >= 8 ? 0x01 : 0)));   /* REX.W (+B) */
+    emit1(e, (uint8_t)(0xB8 + (reg & 7)));
+    emit64(e, v);
+}
+
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
+
+static const uint8_t LFENCE[] = {0x0F, 0xAE, 0xE8};
+
+/* The n-byte NOP (1..15): 0F 1F /0 forms, lengthened with 66 prefixes. */
+static void emit_nop(emitter *e, size_t n)
+{
+    static const uint8_t nops[9][9] = {
+        {0x90},
+        {0x66, 0x90},
+        {0x0F, 0x1F, 0x00},
+        {0x0F, 0x1F, 0x40, 0x00},
+        {0x0F, 0x1F, 0x44, 0x00, 0x00},
+        {0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00},
+        {0x0F, 0x1F, 0x80, 0x00, 0x00, 0x00, 0x00},
+        {0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+        {0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+    };
+    while (n > 0) {
+        size_t k = n > 15 ? 15 : n;
+        if (k <= 9) {
+            emit(e, nops[k - 1], k);
+        } else {
+            for (size_t i = 0; i < k - 8; i++)
+                emit1(e, 0x66);
+            emit(e, nops[7], 8);   /* nopl 0x0(%rax,%rax,1) */
+        }
+        n -= k;
+    }
+}
+
+/* -df: lfence, a long run of 1-byte NOPs, then 15-byte NOPs. */
+static void emit_drain(emitter *e)
+{
+    emit(e, LFENCE, sizeof LFENCE);
+    for (int i = 0; i < DRAIN_NOP1; i++)
+        emit1(e, 0x90);
+    for (int i = 0; i < DRAIN_NOP15; i++)
+        emit_nop(e, 15);
+}
+
+/* One counter into EDX:EAX: [mov ecx, imm32;] rdpmc | rdtsc */
+static void emit_read_raw(emitter *e, const codegen_read *r)
+{
+    if (r->kind == PMU_READ_RDPMC) {
+        emit1(e, 0xB9);            /* mov ecx, imm32 */
+        emit32(e, r->ecx);
+        emit1(e, 0x0F);            /* rdpmc */
+        emit1(e, 0x33);
+    } else {
+        emit1(e, 0x0F);            /* rdtsc */
+        emit1(e, 0x31);
+    }
+}
+
+/* rdx = rdx << 32 | rax.  With BMI2 without touching the flags (rorx and
+ * lea), else with shl/or. */
+static void emit_combine(emitter *e, bool bmi2)
+{
+    static const uint8_t flagfree[] = {
+        0xC4, 0xE3, 0xFB, 0xF0, 0xD2, 0x20,   /* rorx rdx, rdx, 32 */
+        0x48, 0x8D, 0x14, 0x02,               /* lea rdx, [rdx + rax] */
+    };
+    static const uint8_t plain[] = {
+        0x48, 0xC1, 0xE2, 0x20,               /* shl rdx, 32 */
+        0x48, 0x09, 0xC2,                     /* or rdx, rax */
+    };
+    if (bmi2)
+        emit(e, flagfree, sizeof flagfree);
+    else
+        emit(e, plain, sizeof plain);
+}
+
+/* Memory mode: read all counters into m[], keeping every register and flag.
+ * lfence before and after each read keeps the read from overlapping the
+ * measured code on either side. */
+static void emit_read_mem(emitter *e, const codegen_params *p, size_t field)
+{
+    if (p->n_reads == 0)
+        return;
+    emit_store64(e, RAX, offsetof(codegen_data, tmp_rax));
+    emit_store64(e, RCX, offsetof(codegen_data, tmp_rcx));
+    emit_store64(e, RDX, offsetof(codegen_data, tmp_rdx));
+    for (size_t i = 0; i < p->n_reads; i++) {
+        if (p->reads[i].kind == PMU_READ_NONE)
+            continue;
+        emit(e, LFENCE, sizeof LFENCE);
+        emit_read_raw(e, &p->reads[i]);
+        emit(e, LFENCE, sizeof LFENCE);
+        emit_store32(e, RAX, field + 8 * i);
+        emit_store32(e, RDX, field + 8 * i + 4);
+    }
+    emit_load64(e, RAX, offsetof(codegen_data, tmp_rax));
+    emit_load64(e, RCX, offsetof(codegen_data, tmp_rcx));
+    emit_load64(e, RDX, offsetof(codegen_data, tmp_rdx));
+}
+
+static bool same_read(const codegen_read *a, const codegen_read *b)
+{
+    return a->kind == b->kind && (a->kind != PMU_READ_RDPMC || a->ecx == b->ecx);
+}
+
+/* The first read that is the same instruction as read i. */
+static size_t first_equal(const codegen_params *p, size_t i)
+{
+    for (size_t q = 0; q < i; q++)
+        if (same_read(&p->reads[q], &p->reads[i]))
+            return q;
+    return i;
+}
+
+/* -no_mem: read i lives in R8 + no_mem_slot(i); equal reads share one. */
+static size_t no_mem_slot(const codegen_params *p, size_t i)
+{
+    size_t f = first_equal(p, i), k = 0;
+    for (size_t j = 0; j < f; j++)
+        k += p->reads[j].kind != PMU_READ_NONE && first_equal(p, j) == j;
+    return k;
+}
+
+static size_t no_mem_unique(const codegen_params *p)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < p->n_reads; j++)
+        n += p->reads[j].kind != PMU_READ_NONE && first_equal(p, j) == j;
+    return n;
+}
+
+enum { NM_SET, NM_SUB, NM_ADD };
+
+/* -no_mem: every distinct counter into R8+k (NM_SET), or subtracted from /
+ * added to it (the magic pause / resume).  RAX, RCX and RDX, which rdtsc and
+ * rdpmc write, are parked in R11-R13 meanwhile, so the benchmark sees all
+ * its other registers, and with BMI2 its flags, unchanged. */
+static void emit_read_regs(emitter *e, const codegen_params *p, int op)
+{
+    static const uint8_t save[] = {
+        0x49, 0x89, 0xC3,          /* mov r11, rax */
+        0x49, 0x89, 0xCC,          /* mov r12, rcx */
+        0x49, 0x89, 0xD5,          /* mov r13, rdx */
+    };
+    static const uint8_t back[] = {
+        0x4C, 0x89, 0xD8,          /* mov rax, r11 */
+        0x4C, 0x89, 0xE1,          /* mov rcx, r12 */
+        0x4C, 0x89, 0xEA,          /* mov rdx, r13 */
+    };
+    emit(e, save, sizeof save);
+    for (size_t i = 0; i < p->n_reads; i++) {
+        if (p->reads[i].kind == PMU_READ_NONE || first_equal(p, i) != i)
+            continue;
+        uint8_t k = (uint8_t)no_mem_slot(p, i);
+        emit(e, LFENCE, sizeof LFENCE);
+        emit_read_raw(e, &p->reads[i]);
+        emit(e, LFENCE, sizeof LFENCE);
+        emit_combine(e, p->bmi2);
+        if (op == NM_SET) {
+            emit(e, (const uint8_t[]){0x49, 0x89, (uint8_t)(0xD0 | k)}, 3); /* mov r8+k, rdx */
+        } else if (p->bmi2) {
+            if (op == NM_SUB)
+                emit(e, (const uint8_t[]){0x48, 0xF7, 0xD2}, 3);           /* not rdx */
+            /* lea r8+k, [r8+k + rdx + disp8]: a - b = a + ~b + 1 */
+            emit(e, (const uint8_t[]){0x4D, 0x8D, (uint8_t)(0x44 | k << 3),
+                                      (uint8_t)(0x10 | k), op == NM_SUB ? 1 : 0}, 5);
+        } else {
+            /* sub / add r8+k, rdx */
+            emit(e, (const uint8_t[]){0x49, op == NM_SUB ? 0x29 : 0x01, (uint8_t)(0xD0 | k)}, 3);
+        }
+    }
+    emit(e, back, sizeof back);
+}
+
+static bool magic_at(const uint8_t *c, size_t avail, uint64_t magic)
+{
+    if (avail < 8)
+        return false;
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--)
+        v = v << 8 | c[k];
+    return v == magic;
+}
+
+/* One copy of the code; with -no_mem the magic sequences become pause and
+ * resume code. */
+static void emit_copy(emitter *e, const codegen_params *p)
+{
+    if (!p->no_mem) {
+        emit(e, p->code, p->code_len);
+        return;
+    }
+    size_t start = 0, i = 0;
+    while (i < p->code_len) {
+        bool stop = magic_at(p->code + i, p->code_len - i, CODEGEN_MAGIC_STOP);
+        bool go = !stop && magic_at(p->code + i, p->code_len - i, CODEGEN_MAGIC_START);
+        if (!stop && !go) {
+            i++;
+            continue;
+        }
+        emit(e, p->code + start, i - start);
+        emit_read_regs(e, p, stop ? NM_SUB : NM_ADD);
+        i += 8;
+        start = i;
+    }
+    emit(e, p->code + start, p->code_len - start);
+}
+
+static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
+{
+    static const uint8_t push[] = {
+        0x53,                      /* push rbx */
+        0x55,                      /* push rbp */
+        0x41, 0x54,                /* push r12 */
+        0x41, 0x55,                /* push r13 */
+        0x41, 0x56,                /* push r14 */
+        0x41, 0x57,                /* push r15 */
+        0x9C,                      /* pushfq */
+    };
+    emit(e, push, sizeof push);
+    emit_store64(e, RSP, offsetof(codegen_data, saved_rsp));
+    emit(e, (const uint8_t[]){0x0F, 0xAE, 0x1D}, 3);     /* stmxcsr [rip+mxcsr] */
+    emit_riprel(e, offsetof(codegen_data, mxcsr));
+    emit(e, (const uint8_t[]){0xD9, 0x3D}, 2);           /* fnstcw [rip+fcw] */
+    emit_riprel(e, offsetof(codegen_data, fcw));
+
+    /* Registers: areas for R14, RDI, RSI, RBP, RSP; zero for the rest. */
+    emit_mov_imm64(e, R14, p->r14);
+    emit_mov_imm64(e, RDI, p->rdi);
+    emit_mov_imm64(e, RSI, p->rsi);
+    emit_mov_imm64(e, RBP, p->rbp);
+    emit_mov_imm64(e, RSP, p->rsp);
+    static const unsigned zero[] = {RAX, RBX, RCX, RDX, R8, R9, R10, R11, R12, R13, R15};
+    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++) {
+        unsigned r = zero[i];
+        if (r >= 8)
+            emit1(e, 0x45);                              /* REX.R+B */
+        emit1(e, 0x31);                                  /* xor r32, r32 */
+        emit1(e, (uint8_t)(0xC0 | (r & 7) << 3 | (r & 7)));
+    }
+
+    out->init_off = e->len;
+    emit(e, p->init, p->init_len);
+    if (p->df)
+        emit_drain(e);
+
+    if (p->no_mem)
+        emit_read_regs(e, p, NM_SET);
+    else
+        emit_read_mem(e, p, offsetof(codegen_data, m1));
+
+    out->late_init_off = e->len;
+    emit(e, p->late_init, p->late_init_len);
+    if (p->df)
+        emit_drain(e);
+
+    if (p->loop_count > 0) {
+        emit(e, (const uint8_t[]){0x49, 0xC7, 0xC7}, 3);  /* mov r15, imm32 */
+        emit32(e, (uint32_t)p->loop_count);
+    }
+    /* The first copy starts at a 64-byte boundary + alignment_offset (the
+     * mapping is page-aligned, so offsets in the buffer are addresses mod 64). */
+    emit_nop(e, (64 - e->len % 64) % 64 + (size_t)p->alignment_offset);
+    out->copies_off = e->len;
+    if (p->no_mem) {
+        /* each copy's counter reads address the data block from where they are */
+        for (size_t c = 0; c < p->copies; c++)
+            emit_copy(e, p);
+    } else if (p->copies > 0) {
+        /* identical copies: the first emitted, the rest by doubling the run
+         * (a copy at a time was ~5% of a batch's time) */
+        emit_copy(e, p);
+        size_t one = e->len - out->copies_off, total = one * p->copies;
+        if (e->buf)
+            for (size_t done = one; done < total;) {
+                size_t n = done < total - done ? done : total - done;
+                memcpy(e->buf + out->copies_off + done, e->buf + out->copies_off, n);
+                done += n;
+            }
+        e->len = out->copies_off + total;
+    }
+    out->copies_end = e->len;
+    out->n_copies = p->copies;
+    out->copy_stride = p->copies ? (out->copies_end - out->copies_off) / p->copies : 0;
+    if (p->loop_count > 0) {
+        emit(e, (const uint8_t[]){0x49, 0xFF, 0xCF}, 3);  /* dec r15 */
+        emit(e, (const uint8_t[]){0x0F, 0x85}, 2);        /* jnz rel32 -> first copy */
+        emit32(e, (uint32_t)(int32_t)((int64_t)out->copies_off - (int64_t)(e->len + 4)));
+    }
+    if (p->df)
+        emit_drain(e);
+    if (p->debug)
+        emit1(e, 0xCC);                                  /* int3 */
+
+    if (p->no_mem) {
+        /* The benchmark is over: memory may be used again.  m1 comes out of
+         * the registers, m2 is read like in memory mode. */
+        for (size_t i = 0; i < p->n_reads; i++)
+            if (p->reads[i].kind != PMU_READ_NONE)
+                emit_store64(e, (unsigned)(R8 + no_mem_slot(p, i)), offsetof(codegen_data, m1) + 8 * i);
+    }
+    emit_read_mem(e, p, offsetof(codegen_data, m2));
+
+    emit_load64(e, RSP, offsetof(codegen_data, saved_rsp));
+    emit(e, (const uint8_t[]){0xD9, 0x2D}, 2);           /* fldcw [rip+fcw] */
+    emit_riprel(e, offsetof(codegen_data, fcw));
+    emit(e, (const uint8_t[]){0x0F, 0xAE, 0x15}, 3);     /* ldmxcsr [rip+mxcsr] */
+    emit_riprel(e, offsetof(codegen_data, mxcsr));
+    static const uint8_t pop[] = {
+        0x9D,                      /* popfq */
+        0x41, 0x5F,                /* pop r15 */
+        0x41, 0x5E,                /* pop r14 */
+        0x41, 0x5D,                /* pop r13 */
+        0x41, 0x5C,                /* pop r12 */
+        0x5D,                      /* pop rbp */
+        0x5B,                      /* pop rbx */
+        0xC3,                      /* ret */
+    };
+    emit(e, pop, sizeof pop);
+}
+
+size_t codegen_copy_len(const codegen_params *p)
+{
+    emitter e = {0};
+    emit_copy(&e, p);
+    return e.len;
+}
+
+/* Freed code mappings kept for the next program (a batch builds two a
+ * line; mapping, first-touch faults and unmapping them were ~5% of a
+ * batch's time).  Only mappings up to MAP_KEEP_MAX bytes are kept; a
+ * reused one has its data block cleared, and its old code past the new
+ * program's end is never reached (every program ends in RET). */
+#define MAP_KEEP 4
+#define MAP_KEEP_MAX (1u << 20)
+static struct {
+    void *m;
+    size_t len;
+} g_kept[MAP_KEEP];
+
+/* A read-write-execute mapping of at least *len bytes; *len is set to its
+ * size.  NULL when none can be had. */
+static void *map_take(size_t *len)
+{
+    int best = -1;
+    for (int i = 0; i < MAP_KEEP; i++)
+        if (g_kept[i].m && g_kept[i].len >= *len && (best < 0 || g_kept[i].len < g_kept[best].len))
+            best = i;
+    if (best >= 0) {
+        void *m = g_kept[best].m;
+        *len = g_kept[best].len;
+        g_kept[best].m = NULL;
+        return m;
+    }
+    void *m = mmap(NULL, *len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+static void map_give(void *m, size_t len)
+{
+    if (len <= MAP_KEEP_MAX)
+        for (int i = 0; i < MAP_KEEP; i++)
+            if (!g_kept[i].m) {
+                g_kept[i].m = m;
+                g_kept[i].len = len;
+                return;
+            }
+    munmap(m, len);
+}
+
+int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (p->n_reads > CODEGEN_MAX_CTR) {
+        snprintf(err, errlen, "%zu counters in one group; the generated code reads at most %d",
+                 p->n_reads, CODEGEN_MAX_CTR);
+        return NB_EUNSUPPORTED;
+    }
+    if (p->no_mem && no_mem_unique(p) > CODEGEN_NO_MEM_MAX_CTR) {
+        snprintf(err, errlen, "-no_mem keeps counters in R8-R10: at most %d counters per group, "
+                 "not %zu", CODEGEN_NO_MEM_MAX_CTR, no_mem_unique(p));
+        return NB_EUNSUPPORTED;
+    }
+    if (p->loop_count < 0 || p->loop_count > INT32_MAX) {
+        snprintf(err, errlen, "-loop_count %ld is out of range (0 to %d)", p->loop_count,
+                 INT32_MAX);
+        return NB_EINPUT;
+    }
+    size_t one = codegen_copy_len(p);
+    if (one && p->copies > CODEGEN_MAX_BYTES / one) {
+        snprintf(err, errlen, "%zu copies of %zu bytes do not fit: the generated code is "
+                 "limited to %u MiB (lower -unroll_count or use -loop_count)",
+                 p->copies, one, CODEGEN_MAX_BYTES >> 20);
+        return NB_EINPUT;
+    }
+    emitter e = {0};
+    generate(&e, p, out);
+    /* The data block gets its own page, one page away from the code: stores
+     * near code being executed count as self-modifying code, which costs a
+     * pipeline flush per store on x86. */
+    size_t page = 4096;
+    size_t data_off = ((e.len + page - 1) & ~(page - 1)) + page;
+    size_t map_len = (data_off + sizeof(codegen_data) + page - 1) & ~(page - 1);
+    void *m = map_take(&map_len);
+    if (!m) {
+        snprintf(err, errlen, "cannot map %zu bytes of executable memory for the generated code",
+                 map_len);
+        return NB_ENOMEM;
+    }
+    memset((uint8_t *)m + data_off, 0, sizeof(codegen_data));
+    emitter w = {.buf = m, .len = 0, .data_off = data_off};
+    generate(&w, p, out);
+    out->base = m;
+    out->map_len = map_len;
+    out->code_len = w.len;
+    out->data = (codegen_data *)((uint8_t *)m + data_off);
+    return 0;
+}
+
+void codegen_free(codegen_prog *pr)
+{
+    if (pr->base)
+        map_give(pr->base, pr->map_len);
+    memset(pr, 0, sizeof *pr);
+}

@@ -1,0 +1,451 @@
+/* nb bench: see bench.h.  The glue between options, backend, runner and
+ * statistics; the only place that knows the order of the whole run. */
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/bench.h"
+#include "harness/codegen.h"
+#include "pmu/advice.h"
+#include "pmu/common.h"
+#include "pmu/pmu.h"
+#include "sys/restore.h"
+#include "measure/runner.h"
+#include "measure/stats.h"
+#include "sys/status.h"
+
+static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_events,
+                        pmu_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->cpu = cpu;
+    cfg->cpu_index = o->cpu >= 0 ? (int)o->cpu : sched_getcpu();
+    if (cfg->cpu_index < 0)
+        cfg->cpu_index = 0;
+    cfg->count_usr = o->usr != 0;
+    cfg->count_os = o->os != 0;
+    /* Without events, measure what the backend offers on its own. */
+    cfg->fixed_counters = o->fixed_counters || n_events == 0;
+    cfg->sysfs_root = "";
+    cfg->dev_root = "";
+}
+
+/* The copies of the two runs, and a size check with the limit in the message. */
+static int plan_copies(const nb_options *o, const bench_code *c, long copies[2], char *err,
+                       size_t errlen)
+{
+    copies[0] = o->basic_mode ? 0 : o->unroll_count;
+    copies[1] = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
+    if (c->code_len && (unsigned long)copies[1] > CODEGEN_MAX_BYTES / c->code_len) {
+        snprintf(err, errlen, "-unroll_count %ld: %ld copies of %zu bytes of code do not fit: "
+                 "the generated code is limited to %u MiB (lower -unroll_count, or use -loop_count)",
+                 o->unroll_count, copies[1], c->code_len, CODEGEN_MAX_BYTES >> 20);
+        return NB_EUSAGE;
+    }
+    if (o->n_measurements < 1) {
+        snprintf(err, errlen, "-n_measurements must be at least 1");
+        return NB_EUSAGE;
+    }
+    return 0;
+}
+
+static int add_results(const nb_options *o, const runner_output *ro, size_t group,
+                       bench_result *r, double norm)
+{
+    size_t n = (size_t)o->n_measurements;
+    bench_event_result *ev = realloc(r->ev, (r->n_ev + ro->n_ctr) * sizeof *ev);
+    if (!ev)
+        return NB_ENOMEM;
+    r->ev = ev;
+    for (size_t k = 0; k < ro->n_ctr; k++) {
+        bench_event_result *e = &r->ev[r->n_ev];
+        memset(e, 0, sizeof *e);
+        snprintf(e->name, sizeof e->name, "%s", ro->ctr[k].name);
+        e->unavailable = ro->ctr[k].read == PMU_READ_NONE;
+        e->estimated = ro->ctr[k].tsc_cycles;
+        e->overflow = ro->overflow[k];
+        e->group = group;
+        e->n_samples = n;
+        r->n_ev++;
+        for (int run = 0; run < 2; run++) {
+            if (!(e->samples[run] = malloc(n * sizeof(double))))
+                return NB_ENOMEM;
+            memcpy(e->samples[run], ro->samples[run] + k * n, n * sizeof(double));
+        }
+        if (e->unavailable)
+            continue;
+        for (int run = 0; run < 2; run++)
+            e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
+        e->value = (e->agg[1] - e->agg[0]) / norm;
+        /* -range: the widest per-copy difference the samples allow (second
+         * run's min minus first run's max, and the reverse), so the range
+         * always contains the aggregate. */
+        double lo = (stats_min(e->samples[1], n) - stats_max(e->samples[0], n)) / norm;
+        double hi = (stats_max(e->samples[1], n) - stats_min(e->samples[0], n)) / norm;
+        e->min = fmin(lo, hi);
+        e->max = fmax(lo, hi);
+    }
+    return 0;
+}
+
+static bool group_reads_anything(const pmu_group *g)
+{
+    for (size_t i = 0; i < g->n_ctr; i++)
+        if (g->ctr[i].read != PMU_READ_NONE)
+            return true;
+    return false;
+}
+
+/* The runner's output for a group of events none of which can be counted. */
+static int unavailable_output(const pmu_group *g, long n, runner_output *ro)
+{
+    memset(ro, 0, sizeof *ro);
+    ro->n_ctr = g->n_ctr;
+    ro->ctr = calloc(g->n_ctr + 1, sizeof *ro->ctr);
+    ro->overflow = calloc(g->n_ctr + 1, sizeof *ro->overflow);
+    for (int r = 0; r < 2; r++)
+        ro->samples[r] = calloc(g->n_ctr * (size_t)n + 1, sizeof(double));
+    if (!ro->ctr || !ro->overflow || !ro->samples[0] || !ro->samples[1]) {
+        runner_output_free(ro);
+        return NB_ENOMEM;
+    }
+    memcpy(ro->ctr, g->ctr, g->n_ctr * sizeof *g->ctr);
+    return 0;
+}
+
+static void add_calibration(bench_result *r, const runner_output *ro, double **all,
+                            size_t *n_all)
+{
+    if (ro->n_cal == 0)
+        return;
+    double *v = realloc(*all, (*n_all + ro->n_cal) * sizeof *v);
+    if (!v)
+        return;
+    memcpy(v + *n_all, ro->cal, ro->n_cal * sizeof *v);
+    *all = v;
+    *n_all += ro->n_cal;
+    if (r->cal.n_cal == 0) {
+        r->cal.ticks_per_cycle_run[0] = ro->cal_run[0];
+        r->cal.ticks_per_cycle_run[1] = ro->cal_run[1];
+        r->cal.tsc_ghz = ro->tsc_ghz;
+        r->cal.alu_slowdown = ro->alu_slowdown;
+    }
+    r->cal.n_cal = *n_all;
+    r->cal.ticks_per_cycle = stats_median(v, *n_all);
+    r->cal.ticks_per_cycle_min = stats_min(v, *n_all);
+    r->cal.ticks_per_cycle_max = stats_max(v, *n_all);
+    if (r->cal.ticks_per_cycle > 0)
+        r->cal.core_ghz = r->cal.tsc_ghz / r->cal.ticks_per_cycle;
+}
+
+/* What a session keeps from one benchmark to the next: the backend chosen
+ * for (backend option, CPU, usr, os), user-mode rdpmc switched on once, and
+ * for the last event set its grouping and, for backends that open in the
+ * parent (msr: programmed MSRs; tsc), the open groups. */
+struct bench_session {
+    bool have_backend;
+    pmu_backend_kind kind;
+    int cpu_index;
+    bool usr, os, fixed;
+    pmu_config cfg;
+    const cpu_info *cpu;
+    const pmu_backend *be;
+    size_t restore_mark;        /* registry entries before the session's */
+    /* the cached plan */
+    bool have_plan;
+    nb_event *events;
+    size_t n_events;
+    pmu_plan plan;
+    pmu_group *opened;          /* [plan.n_groups] when open_in_parent */
+    size_t n_opened;
+};
+
+/* The session whose groups are open, closed from the restore registry if nb
+ * is stopped by a signal meanwhile (one session at a time has groups). */
+static bench_session *g_open_session;
+
+static void close_groups(bench_session *s)
+{
+    for (size_t g = s->n_opened; g-- > 0;)
+        s->be->close(&s->opened[g]);
+    s->n_opened = 0;
+}
+
+static void close_open_groups(void)
+{
+    if (g_open_session)
+        close_groups(g_open_session);
+    g_open_session = NULL;
+}
+
+static void drop_plan(bench_session *s)
+{
+    if (s->n_opened) {
+        restore_forget_fn(close_open_groups);
+        close_open_groups();
+    }
+    free(s->opened);
+    s->opened = NULL;
+    if (s->have_plan)
+        pmu_plan_free(&s->plan);
+    free(s->events);
+    s->events = NULL;
+    s->have_plan = false;
+}
+
+static void drop_backend(bench_session *s)
+{
+    drop_plan(s);
+    while (restore_pending() > s->restore_mark)
+        restore_all();
+    s->have_backend = false;
+}
+
+bench_session *bench_session_new(void)
+{
+    bench_session *s = calloc(1, sizeof *s);
+    if (s)
+        s->restore_mark = restore_pending();
+    return s;
+}
+
+void bench_session_free(bench_session *s)
+{
+    if (!s)
+        return;
+    runner_stop();
+    drop_backend(s);
+    free(s);
+}
+
+static bool same_events(const bench_session *s, const nb_event *ev, size_t n)
+{
+    if (!s->have_plan || s->n_events != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const nb_event *a = &s->events[i], *b = &ev[i];
+        if (strcmp(a->name, b->name) != 0 || a->evtsel != b->evtsel || a->umask != b->umask ||
+            a->cmask != b->cmask || a->any != b->any || a->edge != b->edge || a->inv != b->inv ||
+            a->taken_alone != b->taken_alone || a->ctr != b->ctr ||
+            a->has_msr_3f6h != b->has_msr_3f6h || a->has_msr_pf != b->has_msr_pf ||
+            a->has_msr_rsp0 != b->has_msr_rsp0 || a->has_msr_rsp1 != b->has_msr_rsp1 ||
+            a->msr_3f6h != b->msr_3f6h || a->msr_pf != b->msr_pf ||
+            a->msr_rsp0 != b->msr_rsp0 || a->msr_rsp1 != b->msr_rsp1)
+            return false;
+    }
+    return true;
+}
+
+/* Select the backend for these options (again only if they changed). */
+static int session_backend(bench_session *s, const nb_options *o, const cpu_info *cpu,
+                           size_t n_events, char *err, size_t errlen)
+{
+    pmu_config cfg;
+    config_from(o, cpu, n_events, &cfg);
+    if (s->have_backend && s->kind == o->backend && s->cpu_index == cfg.cpu_index &&
+        s->usr == cfg.count_usr && s->os == cfg.count_os && s->fixed == cfg.fixed_counters &&
+        s->cpu == cpu)
+        return 0;
+    if (s->have_backend)
+        drop_backend(s);
+    char why[1024];
+    const pmu_backend *be = pmu_select(o->backend, &cfg, why, sizeof why);
+    if (!be) {
+        snprintf(err, errlen, "no usable counter backend: %s", why);
+        return NB_EUNSUPPORTED;
+    }
+    restore_install_signals();
+    if (be != &pmu_tsc_backend) {
+        /* rdpmc in user mode: switched on (root) in the parent, so that a
+         * child killed mid-run cannot leave it changed. */
+        int e = pmu_rdpmc_enable(&cfg, be == &pmu_msr_backend);
+        if (e < 0) {
+            snprintf(err, errlen, "%s", pmu_last_error());
+            return e;
+        }
+        if (e == 1)
+            restore_push_fn(pmu_rdpmc_restore);
+    }
+    s->have_backend = true;
+    s->kind = o->backend;
+    s->cpu_index = cfg.cpu_index;
+    s->usr = cfg.count_usr;
+    s->os = cfg.count_os;
+    s->fixed = cfg.fixed_counters;
+    s->cpu = cpu;
+    s->cfg = cfg;
+    s->be = be;
+    return 0;
+}
+
+/* Group the events (again only if they changed); MSRs are per CPU (msr.c):
+ * programmed by the parent, so a crashed child cannot leave them set.  The
+ * tsc backend changes nothing: opened here too, so that a group it cannot
+ * count at all is not run. */
+static int session_plan(bench_session *s, const nb_event *events, size_t n_events, char *err,
+                        size_t errlen)
+{
+    if (same_events(s, events, n_events))
+        return 0;
+    drop_plan(s);
+    const pmu_backend *be = s->be;
+    if (be->plan(&s->cfg, events, n_events, &s->plan)) {
+        snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
+        return NB_EUNSUPPORTED;
+    }
+    s->have_plan = true;
+    s->events = malloc((n_events ? n_events : 1) * sizeof *s->events);
+    if (!s->events) {
+        drop_plan(s);
+        return NB_ENOMEM;
+    }
+    if (n_events)
+        memcpy(s->events, events, n_events * sizeof *events);
+    s->n_events = n_events;
+    if (be != &pmu_msr_backend && be != &pmu_tsc_backend)
+        return 0;
+    s->opened = calloc(s->plan.n_groups + 1, sizeof *s->opened);
+    if (!s->opened) {
+        drop_plan(s);
+        return NB_ENOMEM;
+    }
+    g_open_session = s;
+    restore_push_fn(close_open_groups);
+    for (size_t g = 0; g < s->plan.n_groups; g++) {
+        int rc = be->open(&s->cfg, &s->plan.groups[g], &s->opened[g]);
+        if (rc) {
+            snprintf(err, errlen, "%s: %s", be->name, pmu_last_error());
+            drop_plan(s);
+            return rc;
+        }
+        s->n_opened = g + 1;
+    }
+    return 0;
+}
+
+int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
+                      const nb_event *events, size_t n_events, const cpu_info *cpu,
+                      bench_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    long copies[2];
+    int rc = plan_copies(o, c, copies, err, errlen);
+    if (rc)
+        return rc;
+    if ((rc = session_backend(s, o, cpu, n_events, err, errlen)) ||
+        (rc = session_plan(s, events, n_events, err, errlen)))
+        return rc;
+    const pmu_backend *be = s->be;
+    out->backend = be->name;
+    out->copies[0] = copies[0];
+    out->copies[1] = copies[1];
+    long reps = o->loop_count * o->unroll_count > o->unroll_count ? o->loop_count * o->unroll_count
+                                                                  : o->unroll_count;
+    out->normalization = o->no_normalization ? 1.0 : (double)reps;
+    out->n_groups = s->plan.n_groups;
+    double *cal_all = NULL;
+    size_t n_cal_all = 0;
+    for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
+        const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
+        runner_job job = {
+            .o = o, .c = c, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
+            .opened = opened, .cpu = s->cfg.cpu_index,
+            .copies = {copies[0], copies[1]},
+        };
+        runner_output ro;
+        if (opened && !group_reads_anything(opened))
+            rc = unavailable_output(opened, o->n_measurements, &ro);
+        else
+            rc = runner_run(&job, &ro, err, errlen);
+        if (rc == 0) {
+            rc = add_results(o, &ro, g, out, out->normalization);
+            add_calibration(out, &ro, &cal_all, &n_cal_all);
+            runner_output_free(&ro);
+        }
+    }
+    free(cal_all);
+    if (rc)
+        bench_result_free(out);
+    return rc;
+}
+
+int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
+              size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
+              size_t errlen)
+{
+    bench_session *s = bench_session_new();
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NB_ENOMEM;
+    }
+    int rc = bench_session_run(s, o, c, events, n_events, cpu, out, err, errlen);
+    bench_session_free(s);
+    return rc;
+}
+
+int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,
+                  const cpu_info *cpu, char *err, size_t errlen)
+{
+    pmu_config cfg;
+    config_from(o, cpu, n_events, &cfg);
+    const pmu_backend *be = NULL;
+    char why[1024];
+    /* A forced backend prints its plan even where it could not run. */
+    switch (o->backend) {
+    case PMU_BACKEND_PERF: be = &pmu_perf_backend; break;
+    case PMU_BACKEND_MSR: be = &pmu_msr_backend; break;
+    case PMU_BACKEND_TSC: be = &pmu_tsc_backend; break;
+    default: be = pmu_select(PMU_BACKEND_AUTO, &cfg, why, sizeof why); break;
+    }
+    if (!be) {
+        snprintf(err, errlen, "no usable counter backend: %s", why);
+        return NB_EUNSUPPORTED;
+    }
+    pmu_plan plan;
+    int rc = be->plan(&cfg, events, n_events, &plan);
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
+        return rc;
+    }
+    be->dry_run(f, &cfg, &plan);
+    pmu_plan_free(&plan);
+    return 0;
+}
+
+void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
+{
+    const bench_calibration *k = &r->cal;
+    if (k->n_cal == 0) {
+        snprintf(buf, buflen, "%s", r->backend ? r->backend : "?");
+        return;
+    }
+    char busy[128] = "";
+    if (k->alu_slowdown > 0.005)
+        snprintf(busy, sizeof busy, "; 1-cycle ALU chains ran %.1f%% slow (the other hyperthread "
+                 "of this core is busy)", 100 * k->alu_slowdown);
+    snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f ticks/core cycle "
+             "[%.4f;%.4f] from %zu calibrations, core ~%.2f GHz%s)",
+             r->backend, k->tsc_ghz, k->ticks_per_cycle, k->ticks_per_cycle_min,
+             k->ticks_per_cycle_max, k->n_cal, k->core_ghz, busy);
+}
+
+void bench_result_free(bench_result *r)
+{
+    for (size_t i = 0; i < r->n_ev; i++) {
+        free(r->ev[i].samples[0]);
+        free(r->ev[i].samples[1]);
+    }
+    free(r->ev);
+    r->ev = NULL;
+    r->n_ev = 0;
+}
+
+const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, char *why, size_t whylen)
+{
+    pmu_config cfg;
+    config_from(o, cpu, 0, &cfg);
+    const pmu_backend *be = pmu_select(o->backend, &cfg, why, whylen);
+    return be ? be->name : NULL;
+}

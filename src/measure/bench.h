@@ -1,0 +1,102 @@
+/* nb bench: one measurement, from code bytes and events to per-copy figures.
+ *
+ * bench_run() is the entry point main calls: it picks the backend
+ * (-backend, else the best usable one), splits the events into groups,
+ * and for each group runs the generated code in a pinned child (runner.c):
+ * run(unroll_count) and run(2 x unroll_count) (-basic_mode: 0 and
+ * unroll_count), each warm_up_count discarded runs then n_measurements kept
+ * ones.  The result of an event is (agg(second) - agg(first)) /
+ * max(loop_count x unroll_count, unroll_count) (-no_normalization: the raw
+ * difference).  Every system setting changed on the way goes through
+ * restore.h and is undone before bench_run returns.
+ *
+ * The bench_result owns its arrays; free it with bench_result_free(). */
+#ifndef NB_BENCH_H
+#define NB_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sys/cpu.h"
+#include "events/events.h"
+#include "cli/options.h"
+
+typedef struct bench_code {
+    const uint8_t *code, *init, *late_init, *one_time_init;
+    size_t code_len, init_len, late_init_len, one_time_init_len;
+} bench_code;
+
+typedef struct bench_event_result {
+    char name[NB_EVENT_NAME_MAX];
+    bool unavailable;        /* the backend cannot count it: never printed as 0 */
+    bool estimated;          /* tsc backend: core cycles from the calibration */
+    bool overflow;           /* a reading went backwards (counter wrapped) */
+    size_t group;            /* which group (benchmark execution) measured it */
+    double value;            /* the result, normalized unless -no_normalization */
+    double min, max;         /* -range: from the per-run minima and maxima */
+    double agg[2];           /* aggregate of the first and second run */
+    double *samples[2];      /* n_samples raw m2-m1 readings of each run */
+    size_t n_samples;
+} bench_event_result;
+
+/* The calibrated-TSC backend's figures (n_cal == 0 for other backends). */
+typedef struct bench_calibration {
+    double ticks_per_cycle;          /* the value used (median of all) */
+    double ticks_per_cycle_run[2];   /* used for the first and second run */
+    double ticks_per_cycle_min, ticks_per_cycle_max;
+    size_t n_cal;                    /* calibration measurements taken */
+    double tsc_ghz;                  /* TSC frequency, measured against the clock */
+    double core_ghz;                 /* = tsc_ghz / ticks_per_cycle */
+    /* How much slower a dependent chain of 1-cycle ADDs ran than the clock
+     * (e.g. 0.03: 3%), from the IMUL chain that calibrates alongside it: the
+     * other hyperthread of the core competing for the ALUs.  Short-latency
+     * benchmarks read that much high then, as a PMU would count them. */
+    double alu_slowdown;
+} bench_calibration;
+
+typedef struct bench_result {
+    const char *backend;             /* pmu_backend.name */
+    bench_event_result *ev;
+    size_t n_ev;
+    size_t n_groups;
+    long copies[2];                  /* local unroll count of the two runs */
+    double normalization;            /* the divisor (1 with -no_normalization) */
+    bench_calibration cal;
+} bench_result;
+
+/* One benchmark in a session of its own. */
+int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
+              size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
+              size_t errlen);
+
+/* A session shares set-up between benchmarks (a batch): the backend and
+ * user-mode rdpmc once per (backend option, CPU, -usr, -os), the event
+ * grouping once per event set, and for the msr and tsc backends (which
+ * program counters in nb itself) the open groups too.  The perf backend
+ * opens its counters in each measuring child (perf_event counts the task
+ * that opened it).  bench_session_free() undoes every system setting the
+ * session changed. */
+typedef struct bench_session bench_session;
+bench_session *bench_session_new(void);
+int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
+                      const nb_event *events, size_t n_events, const cpu_info *cpu,
+                      bench_result *out, char *err, size_t errlen);
+void bench_session_free(bench_session *s);
+
+/* -dry_run: what the backend would program, for every group; no code runs. */
+int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,
+                  const cpu_info *cpu, char *err, size_t errlen);
+
+/* "tsc (TSC 2.10 GHz, 0.5676 ticks/core cycle [0.5671;0.5680] from 30
+ * calibrations, core ~3.70 GHz)" — what main prints after "nb: backend: ". */
+void bench_backend_line(const bench_result *r, char *buf, size_t buflen);
+
+void bench_result_free(bench_result *r);
+
+/* The backend bench_run would use with these options (-cpu_info), or NULL
+ * with every backend's refusal in `why`. */
+const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, char *why, size_t whylen);
+
+#endif

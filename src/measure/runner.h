@@ -1,0 +1,71 @@
+/* nb runner: runs one event group's measurement in a pinned child process.
+ *
+ * The child is kept from run to run (the groups of a benchmark, the lines of
+ * a batch) until it faults, times out, needs other settings (CPU, -r14_size,
+ * -debug) or runner_stop() ends it; each run gets zeroed memory areas.
+ * The child pins itself to the CPU, catches faults on an alternate stack,
+ * opens the group's counters (when the backend opens in the measuring
+ * process), maps the memory areas, generates the programs (codegen.h), runs
+ * code_one_time_init once, the initial warm-up, then run(first) and
+ * run(second); the tsc backend's calibration brackets each run.  Results go
+ * to a shared mapping the parent reads.  Before the first benchmark code
+ * runs, the child traps system calls (sandbox.h), has no core limit, dies
+ * with nb (PR_SET_PDEATHSIG) and writes nothing to nb's stdout; its memory
+ * areas have guard pages.  The parent waits at most -timeout seconds, then
+ * asks the child where it is (SIGUSR1) and kills it, and turns a fault, a
+ * system call or the timeout into one message (fault.h): what happened,
+ * address, fragment, offset, copy and the instruction there.  While the
+ * child runs, a SIGINT/SIGTERM/SIGHUP of nb kills and reaps it (restore.h).
+ *
+ * -debug: the generated code has an int3 right before the second counter
+ * read.  With gdb on PATH and a terminal on stdin, gdb is attached to the
+ * child and stops there; otherwise the child's SIGTRAP handler prints every
+ * general-purpose register, the flags, MXCSR, XMM0-15 and ST0-7 once and the
+ * run goes on.  No -timeout applies with -debug. */
+#ifndef NB_RUNNER_H
+#define NB_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "measure/bench.h"
+#include "pmu/pmu.h"
+
+typedef struct runner_job {
+    const nb_options *o;
+    const bench_code *c;
+    const pmu_backend *backend;
+    const pmu_config *cfg;
+    const pmu_group_plan *plan;
+    const pmu_group *opened;     /* opened by the parent, or NULL: child opens */
+    int cpu;
+    long copies[2];
+} runner_job;
+
+typedef struct runner_output {
+    size_t n_ctr;
+    pmu_counter *ctr;            /* as opened */
+    double *samples[2];          /* [run][ctr * n_measurements + i] */
+    bool *overflow;              /* per counter */
+    double cal_run[2];           /* ticks per core cycle used for each run */
+    double *cal;                 /* every calibration value */
+    size_t n_cal;
+    double tsc_ghz;
+    double alu_slowdown;         /* how much slower the 1-cycle ADD chain ran
+                                    than the clock (sibling hyperthread) */
+} runner_output;
+
+/* Returns 0, NB_EFAULT (message in err), or another negative status.  The
+ * measuring process is kept for the next run (see runner_stop). */
+int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen);
+
+/* End the measuring process kept between runs, if there is one. */
+void runner_stop(void);
+
+void runner_output_free(runner_output *out);
+
+/* Ticks per core cycle from a calibration program pair, in this process;
+ * exposed for tests.  Returns a value > 0, or 0 on failure. */
+double runner_calibrate_once(void);
+
+#endif

@@ -1,0 +1,77 @@
+/* nb stats: see stats.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/stats.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median or trimmed mean of sorted values. */
+static double aggregate_sorted(const double *s, size_t n, nb_agg agg)
+{
+    switch (agg) {   /* min and max need no sort: see stats_aggregate */
+    case AGG_MEDIAN:
+        return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    case AGG_AVG:
+    default: {
+        size_t drop = n / 5;   /* 20% at each end */
+        double sum = 0;
+        for (size_t i = drop; i < n - drop; i++)
+            sum += s[i];
+        return sum / (double)(n - 2 * drop);
+    }
+    }
+}
+
+double stats_aggregate(const double *v, size_t n, nb_agg agg)
+{
+    if (n == 0)
+        return 0;
+    if (agg == AGG_MIN || agg == AGG_MAX) {
+        double r = v[0];
+        for (size_t i = 1; i < n; i++)
+            if (agg == AGG_MIN ? v[i] < r : v[i] > r)
+                r = v[i];
+        return r;
+    }
+    double small[256];
+    double *s = n <= 256 ? small : malloc(n * sizeof *s);
+    if (!s)
+        return 0;
+    memcpy(s, v, n * sizeof *s);
+    if (n <= 64) {
+        /* nb's samples and calibrations come 1-64 at a time, several times
+         * a run: insertion sort, without qsort's call per comparison */
+        for (size_t i = 1; i < n; i++) {
+            double x = s[i];
+            size_t j = i;
+            for (; j > 0 && s[j - 1] > x; j--)
+                s[j] = s[j - 1];
+            s[j] = x;
+        }
+    } else {
+        qsort(s, n, sizeof *s, cmp_double);
+    }
+    double r = aggregate_sorted(s, n, agg);
+    if (s != small)
+        free(s);
+    return r;
+}
+
+double stats_min(const double *v, size_t n) { return stats_aggregate(v, n, AGG_MIN); }
+double stats_max(const double *v, size_t n) { return stats_aggregate(v, n, AGG_MAX); }
+double stats_median(const double *v, size_t n) { return stats_aggregate(v, n, AGG_MEDIAN); }
+
+double stats_normalize(double first, double second, long loop_count, long unroll_count,
+                       int no_normalization)
+{
+    double d = second - first;
+    if (no_normalization)
+        return d;
+    long reps = loop_count * unroll_count > unroll_count ? loop_count * unroll_count : unroll_count;
+    return reps > 0 ? d / (double)reps : d;
+}

@@ -1,0 +1,25 @@
+/* nb stats: nanoBench's aggregate functions over one run's measurements.
+ *
+ *   AGG_AVG     mean of the values from the 20th to the 80th percentile
+ *               (the lowest and highest 20% of the sorted values dropped)
+ *   AGG_MEDIAN  the middle value (mean of the two middle ones for even n)
+ *   AGG_MIN, AGG_MAX
+ *
+ * Inputs are not modified; n == 0 gives 0. */
+#ifndef NB_STATS_H
+#define NB_STATS_H
+
+#include <stddef.h>
+
+#include "cli/options.h"
+
+double stats_aggregate(const double *v, size_t n, nb_agg agg);
+double stats_min(const double *v, size_t n);
+double stats_max(const double *v, size_t n);
+double stats_median(const double *v, size_t n);
+
+/* nanoBench's result: (agg(second) - agg(first)) / max(loop*unroll, unroll). */
+double stats_normalize(double first, double second, long loop_count, long unroll_count,
+                       int no_normalization);
+
+#endif

@@ -1,0 +1,78 @@
+#include "sys/fileio.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/status.h"
+
+int file_read_all(const char *path, size_t max, bool text, char **out,
+                  size_t *len, char *err, size_t errlen)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NB_EINPUT;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    int rc = 0;
+    while (buf) {
+        if (n == cap) {
+            if (cap >= max) {
+                snprintf(err, errlen, "%s: larger than the limit of %zu bytes", path, max);
+                rc = NB_EINPUT;
+                break;
+            }
+            cap = cap * 2 > max ? max : cap * 2;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+                rc = NB_EINPUT;
+            }
+            break;
+        }
+    }
+    if (!is_stdin)
+        fclose(f);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NB_ENOMEM;
+    }
+    if (rc == 0 && text && memchr(buf, '\0', n)) {
+        snprintf(err, errlen, "%s: binary file (NUL byte at offset %zu)", path,
+                 (size_t)((char *)memchr(buf, '\0', n) - buf));
+        rc = NB_EINPUT;
+    }
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    if (len)
+        *len = n;
+    return 0;
+}
+
+bool file_read_line(const char *root, const char *path, char *buf, size_t len)
+{
+    char full[512];
+    snprintf(full, sizeof full, "%s%s", root, path);
+    FILE *f = fopen(full, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (ok)
+        buf[strcspn(buf, "\n")] = '\0';
+    return ok;
+}
