@@ -20,6 +20,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "lib/clock.h"
 #include "sys/status.h"
 
 #define LINE 64
@@ -149,39 +150,6 @@ void *mess_chase_walk(void *p, uint64_t loads)
     return q;
 }
 
-uint64_t mess_tsc(void)
-{
-    _mm_lfence();
-    uint64_t t = __rdtsc();
-    _mm_lfence();
-    return t;
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-double mess_tsc_ghz(void)
-{
-    /* Three 20 ms windows; the median resists a preemption in one. */
-    double g[3];
-    for (int k = 0; k < 3; k++) {
-        double n0 = now_ns();
-        uint64_t t0 = mess_tsc();
-        double n1;
-        do
-            n1 = now_ns();
-        while (n1 - n0 < 20e6);
-        uint64_t t1 = mess_tsc();
-        g[k] = (double)(t1 - t0) / (n1 - n0);
-    }
-    double lo = g[0] < g[1] ? g[0] : g[1], hi = g[0] < g[1] ? g[1] : g[0];
-    return g[2] < lo ? lo : g[2] > hi ? hi : g[2];
-}
-
 /* iters * 100 dependent ADDs; the loop counter runs beside them. */
 static uint64_t add_chain(uint64_t iters)
 {
@@ -204,9 +172,9 @@ double mess_core_ghz(double tsc_ghz)
     uint64_t best = UINT64_MAX;
     add_chain(iters);
     for (int k = 0; k < 5; k++) {
-        uint64_t t0 = mess_tsc();
+        uint64_t t0 = clock_tsc();
         add_chain(iters);
-        uint64_t t = mess_tsc() - t0;
+        uint64_t t = clock_tsc() - t0;
         if (t < best)
             best = t;
     }

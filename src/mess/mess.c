@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "sys/status.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -322,18 +323,11 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void sleep_ms(double ms)
 {
-    double end = mono_s() + ms / 1000;
+    double end = clock_ns() * 1e-9 + ms / 1000;
     while (!stop_flag) {
-        double left = end - mono_s();
+        double left = end - clock_ns() * 1e-9;
         if (left <= 0)
             break;
         if (left > 0.01)
@@ -372,11 +366,11 @@ static bool measure(run_ctx *c, mess_point *p)
     double core = mess_core_ghz(c->tsc_ghz);
     uint64_t window = (uint64_t)(r->window_ms * 1e6 * c->tsc_ghz);
     uint64_t b0 = c->t ? mess_traffic_bytes(c->t) : 0;
-    uint64_t t0 = mess_tsc(), t1, prev = t0;
+    uint64_t t0 = clock_tsc(), t1, prev = t0;
     size_t n = 0;
     do {
         c->chase = mess_chase_walk(c->chase, CHUNK);
-        t1 = mess_tsc();
+        t1 = clock_tsc();
         c->chunk[n++] = (uint32_t)(t1 - prev < UINT32_MAX ? t1 - prev : UINT32_MAX);
         prev = t1;
     } while (t1 - t0 < window && n < c->nchunk && !stop_flag);
@@ -402,7 +396,7 @@ static bool measure(run_ctx *c, mess_point *p)
     p->rep_bw[k] = (double)(b1 - b0) / ns;   /* bytes per ns = GB/s */
     r->measured++;
     if (c->progress) {
-        double el = mono_s() - c->t0, eta = el / r->measured * (r->total - r->measured);
+        double el = clock_ns() * 1e-9 - c->t0, eta = el / r->measured * (r->total - r->measured);
         fprintf(stderr, "\rnb -mess: %d/%d points, ETA %d:%02d   ", r->measured, r->total,
                 (int)eta / 60, (int)eta % 60);
     }
@@ -413,8 +407,8 @@ static int run(run_ctx *c)
 {
     mess_result *r = c->r;
     /* Warm up: caches, TLBs and the clock reach their steady state. */
-    uint64_t w0 = mess_tsc();
-    while (mess_tsc() - w0 < (uint64_t)(200e6 * c->tsc_ghz) && !stop_flag)
+    uint64_t w0 = clock_tsc();
+    while (clock_tsc() - w0 < (uint64_t)(200e6 * c->tsc_ghz) && !stop_flag)
         c->chase = mess_chase_walk(c->chase, CHUNK);
     for (int rep = 0; rep < r->reps && !stop_flag; rep++) {
         if (c->t)
@@ -622,7 +616,7 @@ int mess_main(int argc, char **argv, int first)
     if (old_term.sa_handler != SIG_IGN)
         sigaction(SIGTERM, &sa, NULL);
 
-    double start = mono_s();
+    double start = clock_ns() * 1e-9;
     run_ctx c = { .r = &r, .progress = !o.quiet && isatty(2), .t0 = start };
     mess_buf chase;
     st = mess_buf_alloc(&chase, o.chase_bytes, o.huge);
@@ -640,19 +634,19 @@ int mess_main(int argc, char **argv, int first)
         if (c.progress)
             fputc('\n', stderr);
         if (st == 0) {
-            c.tsc_ghz = mess_tsc_ghz();
+            c.tsc_ghz = clock_tsc_ghz(20e6);
             r.m.tsc_ghz = c.tsc_ghz;
             c.nchunk = (size_t)(o.window_ms * 1e6 / (2.0 * CHUNK)) + 16;
             c.chunk = malloc(2 * c.nchunk * sizeof *c.chunk);
             c.sorted = c.chunk + c.nchunk;
-            c.t0 = mono_s();
+            c.t0 = clock_ns() * 1e-9;
             st = c.chunk ? run(&c) : NB_ENOMEM;
             free(c.chunk);
         }
         mess_traffic_stop(c.t);
         mess_buf_free(&chase);
     }
-    r.seconds = mono_s() - start;
+    r.seconds = clock_ns() * 1e-9 - start;
     r.interrupted = stop_flag != 0;
 
     sigaction(SIGINT, &old_int, NULL);

@@ -60,10 +60,6 @@ int mess_chase_init(const mess_buf *b, uint64_t seed, void **start);
 /* Follows `loads` pointers (a multiple of 16) from p; returns where it ended. */
 void *mess_chase_walk(void *p, uint64_t loads);
 
-/* Serialized TSC read. */
-uint64_t mess_tsc(void);
-/* TSC ticks per nanosecond, calibrated against CLOCK_MONOTONIC_RAW. */
-double mess_tsc_ghz(void);
 /* Core clock in GHz on the calling CPU: a chain of dependent 1-cycle ADDs
  * timed by the TSC (there may be no PMU to count cycles). */
 double mess_core_ghz(double tsc_ghz);
