@@ -13,7 +13,6 @@
  * is reduced and written as usual. */
 #include "mess/mess.h"
 
-#include <cpuid.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -27,6 +26,8 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "sys/cpu.h"
+#include "sys/fileio.h"
 #include "sys/status.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -249,55 +250,24 @@ static int parse_opts(int argc, char **argv, int first, opts *o)
     return NB_OK;
 }
 
-static void read_line(const char *path, char *buf, size_t n)
-{
-    buf[0] = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    if (fgets(buf, (int)n, f))
-        buf[strcspn(buf, "\n")] = 0;
-    fclose(f);
-}
-
 static void fingerprint(mess_machine *m, int cpu)
 {
-    unsigned a, b, c, d;
     memset(m, 0, sizeof *m);
-    __cpuid(0, a, b, c, d);
-    memcpy(m->vendor, &b, 4);
-    memcpy(m->vendor + 4, &d, 4);
-    memcpy(m->vendor + 8, &c, 4);
-    __cpuid(1, a, b, c, d);
-    unsigned fam = (a >> 8) & 15, model = (a >> 4) & 15;
-    if (fam == 15)
-        fam += (a >> 20) & 0xff;
-    if (fam == 6 || fam >= 15)
-        model |= ((a >> 16) & 15) << 4;
-    m->family = fam;
-    m->model = model;
-    m->stepping = a & 15;
-    __cpuid(0x80000000, a, b, c, d);
-    if (a >= 0x80000004) {
-        unsigned r[12];
-        for (size_t i = 0; i < 3; i++)
-            __cpuid(0x80000002 + (unsigned)i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
-        memcpy(m->brand, r, 48);
-        char *s = m->brand;
-        while (*s == ' ')
-            s++;
-        memmove(m->brand, s, strlen(s) + 1);
-        for (size_t n = strlen(m->brand); n && m->brand[n - 1] == ' '; n--)
-            m->brand[n - 1] = 0;
-    }
+    cpu_info ci;
+    cpu_detect(&ci);
+    memcpy(m->vendor, ci.vendor_string, sizeof m->vendor);
+    memcpy(m->brand, ci.brand, sizeof m->brand);
+    m->family = ci.family;
+    m->model = ci.model;
+    m->stepping = ci.stepping;
     struct utsname u;
     if (uname(&u) == 0)
         snprintf(m->kernel, sizeof m->kernel, "%s", u.release);
-    char buf[64], path[96];
-    read_line("/sys/devices/system/cpu/smt/active", buf, sizeof buf);
+    char buf[64] = "", path[96];
+    file_read_line("", "/sys/devices/system/cpu/smt/active", buf, sizeof buf);
     m->smt = buf[0] == '1' ? 1 : buf[0] == '0' ? 0 : -1;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
-    read_line(path, m->governor, sizeof m->governor);
+    file_read_line("", path, m->governor, sizeof m->governor);
     m->llc_bytes = mess_llc_bytes(&m->llc_source);
 }
 
