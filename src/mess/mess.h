@@ -1,4 +1,8 @@
-/* nb mess: memory bandwidth-latency curves by the Mess benchmark's method.
+/* Folder mess/: the `-mess` command, a memory benchmark of its own beside
+ * nanoBench's instruction benchmarks; it shares only the clock (lib/),
+ * CPUID, the sysfs reader and the exit statuses (sys/) with the rest of nb.
+ *
+ * nb mess: memory bandwidth-latency curves by the Mess benchmark's method.
  *
  * Owns the `-mess` command: its options, the pointer chase that measures
  * latency (chase.c), the traffic-generator threads that load the memory
