@@ -467,6 +467,108 @@ static void summary(const mess_result *r, const opts *o)
            r->interrupted ? " (interrupted)" : "");
 }
 
+/* The chase CPU (the first allowed one unless named) and the generators'
+ * CPUs (every other allowed one unless named), checked against `allowed`. */
+static int choose_cpus(opts *o, const cpu_set_t *allowed)
+{
+    if (o->chase_cpu < 0)
+        for (int i = 0; i < CPU_SETSIZE && o->chase_cpu < 0; i++)
+            if (CPU_ISSET(i, allowed))
+                o->chase_cpu = i;
+    if (!CPU_ISSET(o->chase_cpu, allowed)) {
+        fprintf(stderr, "nb: -mess_cpu: CPU %d is not available to nb\n", o->chase_cpu);
+        return NB_EUSAGE;
+    }
+    if (o->unloaded_only)
+        o->ngen = 0;
+    else if (o->ngen < 0) {
+        o->ngen = 0;
+        for (int i = 0; i < CPU_SETSIZE && o->ngen < MAX_LIST; i++)
+            if (CPU_ISSET(i, allowed) && i != o->chase_cpu)
+                o->gen_cpus[o->ngen++] = i;
+        if (o->ngen == 0) {
+            fprintf(stderr, "nb: -mess: only CPU %d is available; the generators need another "
+                            "(-mess_unloaded measures latency alone)\n", o->chase_cpu);
+            return NB_EUNSUPPORTED;
+        }
+    } else
+        for (int i = 0; i < o->ngen; i++)
+            if (o->gen_cpus[i] == o->chase_cpu || !CPU_ISSET(o->gen_cpus[i], allowed)) {
+                fprintf(stderr, "nb: -mess_gen_cpus: CPU %d is %s\n", o->gen_cpus[i],
+                        o->gen_cpus[i] == o->chase_cpu ? "the chase CPU" : "not available to nb");
+                return NB_EUSAGE;
+            }
+    return NB_OK;
+}
+
+/* Default buffer sizes from the LLC's (128 MiB if unknown), kept within
+ * half of the available memory. */
+static int size_buffers(opts *o, size_t llc_bytes)
+{
+    size_t llc = llc_bytes ? llc_bytes : (size_t)128 << 20;
+    size_t min_size = (size_t)64 << 20;
+    bool chase_default = o->chase_bytes == 0, gen_default = o->gen_bytes == 0;
+    if (chase_default)
+        o->chase_bytes = 2 * llc > min_size ? 2 * llc : min_size;
+    if (gen_default) {
+        size_t g = o->ngen ? 2 * llc / (size_t)o->ngen : 0;
+        o->gen_bytes = g > min_size ? g : min_size;
+    }
+    /* Stay within half of the available memory: shrink defaults, refuse
+     * explicit sizes that do not fit. */
+    size_t avail = mem_available() / 2;
+    size_t need = o->chase_bytes + (size_t)o->ngen * o->gen_bytes;
+    if (avail && need > avail) {
+        if (!chase_default || !gen_default) {
+            fprintf(stderr, "nb: -mess_size/-mess_gen_size: %.0f MiB in all exceeds half of the "
+                            "available memory (%.0f MiB)\n", need / MIB, avail / MIB);
+            return NB_ENOMEM;
+        }
+        double f = (double)avail / (double)need;
+        o->chase_bytes = (size_t)(o->chase_bytes * f);
+        o->gen_bytes = (size_t)(o->gen_bytes * f);
+    }
+    o->chase_bytes = o->chase_bytes / 64 * 64;
+    if (o->chase_bytes < 128)
+        return usage("-mess_size", "must be at least 128 bytes", NULL);
+    return NB_OK;
+}
+
+/* The result's settings from the options (its lists point into *o) and
+ * room for every point. */
+static int result_init(mess_result *r, opts *o)
+{
+    int st;
+    r->chase_bytes = o->chase_bytes;
+    r->gen_bytes = o->ngen ? o->gen_bytes : 0;
+    r->chase_cpu = o->chase_cpu;
+    r->ngen = o->ngen;
+    r->gen_cpus = o->gen_cpus;
+    r->nmix = o->unloaded_only ? 0 : o->nmix;
+    r->npad = o->unloaded_only ? 0 : o->npad;
+    r->mixes = o->mixes;
+    r->pads = o->pads;
+    r->reps = o->reps;
+    r->settle_ms = o->settle_ms;
+    r->window_ms = o->window_ms;
+    r->pad_kind = o->pad_kind;
+    r->sg_window = o->sg_window;
+    r->sg_order = o->sg_order;
+    r->chase_huge = r->gen_huge = -1;
+    r->total = o->reps * (1 + r->nmix * r->npad);
+    r->pts = calloc((size_t)(r->nmix * r->npad > 0 ? r->nmix * r->npad : 1), sizeof *r->pts);
+    st = r->pts ? alloc_point(&r->unloaded, -1, MESS_UNLOADED, o->reps) : NB_ENOMEM;
+    for (int m = 0; m < r->nmix && st == 0; m++)
+        for (int p = 0; p < r->npad && st == 0; p++)
+            st = alloc_point(&r->pts[m * r->npad + p], o->mixes[m], o->pads[p], o->reps);
+    if (st) {
+        fprintf(stderr, "nb: -mess: out of memory for the results\n");
+        free_result(r);
+        return st;
+    }
+    return NB_OK;
+}
+
 int mess_main(int argc, char **argv, int first)
 {
     opts o;
@@ -479,91 +581,19 @@ int mess_main(int argc, char **argv, int first)
         fprintf(stderr, "nb: -mess: cannot read the CPU affinity: %s\n", strerror(errno));
         return NB_ESYSTEM;
     }
-    if (o.chase_cpu < 0)
-        for (int i = 0; i < CPU_SETSIZE && o.chase_cpu < 0; i++)
-            if (CPU_ISSET(i, &allowed))
-                o.chase_cpu = i;
-    if (!CPU_ISSET(o.chase_cpu, &allowed)) {
-        fprintf(stderr, "nb: -mess_cpu: CPU %d is not available to nb\n", o.chase_cpu);
-        return NB_EUSAGE;
-    }
-    if (o.unloaded_only)
-        o.ngen = 0;
-    else if (o.ngen < 0) {
-        o.ngen = 0;
-        for (int i = 0; i < CPU_SETSIZE && o.ngen < MAX_LIST; i++)
-            if (CPU_ISSET(i, &allowed) && i != o.chase_cpu)
-                o.gen_cpus[o.ngen++] = i;
-        if (o.ngen == 0) {
-            fprintf(stderr, "nb: -mess: only CPU %d is available; the generators need another "
-                            "(-mess_unloaded measures latency alone)\n", o.chase_cpu);
-            return NB_EUNSUPPORTED;
-        }
-    } else
-        for (int i = 0; i < o.ngen; i++)
-            if (o.gen_cpus[i] == o.chase_cpu || !CPU_ISSET(o.gen_cpus[i], &allowed)) {
-                fprintf(stderr, "nb: -mess_gen_cpus: CPU %d is %s\n", o.gen_cpus[i],
-                        o.gen_cpus[i] == o.chase_cpu ? "the chase CPU" : "not available to nb");
-                return NB_EUSAGE;
-            }
+    st = choose_cpus(&o, &allowed);
+    if (st)
+        return st;
 
     mess_result r;
     memset(&r, 0, sizeof r);
     fingerprint(&r.m, o.chase_cpu);
-    size_t llc = r.m.llc_bytes ? r.m.llc_bytes : (size_t)128 << 20;
-    size_t min_size = (size_t)64 << 20;
-    bool chase_default = o.chase_bytes == 0, gen_default = o.gen_bytes == 0;
-    if (chase_default)
-        o.chase_bytes = 2 * llc > min_size ? 2 * llc : min_size;
-    if (gen_default) {
-        size_t g = o.ngen ? 2 * llc / (size_t)o.ngen : 0;
-        o.gen_bytes = g > min_size ? g : min_size;
-    }
-    /* Stay within half of the available memory: shrink defaults, refuse
-     * explicit sizes that do not fit. */
-    size_t avail = mem_available() / 2;
-    size_t need = o.chase_bytes + (size_t)o.ngen * o.gen_bytes;
-    if (avail && need > avail) {
-        if (!chase_default || !gen_default) {
-            fprintf(stderr, "nb: -mess_size/-mess_gen_size: %.0f MiB in all exceeds half of the "
-                            "available memory (%.0f MiB)\n", need / MIB, avail / MIB);
-            return NB_ENOMEM;
-        }
-        double f = (double)avail / (double)need;
-        o.chase_bytes = (size_t)(o.chase_bytes * f);
-        o.gen_bytes = (size_t)(o.gen_bytes * f);
-    }
-    o.chase_bytes = o.chase_bytes / 64 * 64;
-    if (o.chase_bytes < 128)
-        return usage("-mess_size", "must be at least 128 bytes", NULL);
-
-    r.chase_bytes = o.chase_bytes;
-    r.gen_bytes = o.ngen ? o.gen_bytes : 0;
-    r.chase_cpu = o.chase_cpu;
-    r.ngen = o.ngen;
-    r.gen_cpus = o.gen_cpus;
-    r.nmix = o.unloaded_only ? 0 : o.nmix;
-    r.npad = o.unloaded_only ? 0 : o.npad;
-    r.mixes = o.mixes;
-    r.pads = o.pads;
-    r.reps = o.reps;
-    r.settle_ms = o.settle_ms;
-    r.window_ms = o.window_ms;
-    r.pad_kind = o.pad_kind;
-    r.sg_window = o.sg_window;
-    r.sg_order = o.sg_order;
-    r.chase_huge = r.gen_huge = -1;
-    r.total = o.reps * (1 + r.nmix * r.npad);
-    r.pts = calloc((size_t)(r.nmix * r.npad > 0 ? r.nmix * r.npad : 1), sizeof *r.pts);
-    st = r.pts ? alloc_point(&r.unloaded, -1, MESS_UNLOADED, o.reps) : NB_ENOMEM;
-    for (int m = 0; m < r.nmix && st == 0; m++)
-        for (int p = 0; p < r.npad && st == 0; p++)
-            st = alloc_point(&r.pts[m * r.npad + p], o.mixes[m], o.pads[p], o.reps);
-    if (st) {
-        fprintf(stderr, "nb: -mess: out of memory for the results\n");
-        free_result(&r);
+    st = size_buffers(&o, r.m.llc_bytes);
+    if (st)
         return st;
-    }
+    st = result_init(&r, &o);
+    if (st)
+        return st;
 
     /* Pin the chase (this thread) for the run; restored below. */
     CPU_ZERO(&one);
