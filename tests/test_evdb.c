@@ -365,6 +365,42 @@ static void test_select_override(void **state)
     assert_string_equal(u, "Skylake");
     assert_int_equal(evdb_select(&ci, "Skylak", &u, &err), NB_EUSAGE);
     assert_non_null(strstr(err.message, "Skylak"));
+    assert_non_null(strstr(err.message, "closest: Skylake"));
+}
+
+/* Every microarchitecture name of nanoBench's configs/cfg_<name>_*.txt that
+ * nb has a table for is accepted by -uarch (nanoBench's Core has none). */
+static void test_nanobench_uarch_names(void **state)
+{
+    (void)state;
+    static const char *const pairs[][2] = {
+        {"Westmere", "WestmereEPSP"}, {"Nehalem", "NehalemEP"}, {"Tremont", "ElkhartLake"},
+        {"Zen", "Zen1"}, {"XeonScalable", "SkylakeX"},
+        {"MeteorLakeP_RedwoodCove", "MeteorLakeP"}, {"MeteorLakeE_Crestmont", "MeteorLakeE"},
+        {"ArrowLakeP_LionCove", "ArrowLakeP"}, {"ArrowLakeE_Skymont", "ArrowLakeE"},
+        {"AlderLakeE", "AlderLakeE"}, {"AlderLakeP", "AlderLakeP"}, {"Bonnell", "Bonnell"},
+        {"Broadwell", "Broadwell"}, {"CascadeLakeX", "CascadeLakeX"},
+        {"EmeraldRapids", "EmeraldRapids"}, {"GoldmontPlus", "GoldmontPlus"},
+        {"Goldmont", "Goldmont"}, {"Haswell", "Haswell"}, {"IceLake", "IceLake"},
+        {"IvyBridge", "IvyBridge"}, {"KnightsLanding", "KnightsLanding"},
+        {"SandyBridge", "SandyBridge"}, {"Silvermont", "Silvermont"}, {"SkylakeX", "SkylakeX"},
+        {"Skylake", "Skylake"}, {"TigerLake", "TigerLake"}, {"zen", "Zen1"},
+    };
+    cpu_info ci = make_cpu(A, 0x1A, 0x02, 1, 0, 0);
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const char *u = NULL;
+        nb_config_error err;
+        if (evdb_select(&ci, pairs[i][0], &u, &err) != 0)
+            fail_msg("-uarch %s refused: %s", pairs[i][0], err.message);
+        assert_string_equal(u, pairs[i][1]);
+        assert_true(evdb_count(u, EVDB_SET_COMMON) > 0);
+    }
+    const char *u;
+    nb_config_error err;
+    assert_int_equal(evdb_select(&ci, "ArrowLakeE_Skymnot", &u, &err), NB_EUSAGE);
+    assert_non_null(strstr(err.message, "closest: ArrowLakeE_Skymont"));
+    assert_int_equal(evdb_select(&ci, "Tremnot", &u, &err), NB_EUSAGE);
+    assert_non_null(strstr(err.message, "Tremont"));
 }
 
 static void test_rapl(void **state)
@@ -455,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_every_event_round_trips),
         cmocka_unit_test(test_sets_and_fallback),
         cmocka_unit_test(test_select_override),
+        cmocka_unit_test(test_nanobench_uarch_names),
         cmocka_unit_test(test_rapl),
         cmocka_unit_test(test_listings),
     };

@@ -34,15 +34,45 @@ static bool set_matches(const evdb_table_def *t, evdb_set set)
     return strncmp(t->set, "all", 3) == 0;
 }
 
-const char *evdb_uarch_find(const char *name)
+/* nanoBench's names (its configs/cfg_<name>_*.txt) that differ from nb's
+ * table names.  nanoBench's Tremont config comes from Intel's Elkhart Lake
+ * events, its Westmere config covers models 0x25 and 0x2C (Intel's WSM-EP-SP
+ * table covers both), its XeonScalable config is Skylake-SP's.  nanoBench's
+ * Core (Core 2) has no table in nb. */
+static const struct {
+    const char *alias, *uarch;
+} uarch_aliases[] = {
+    {"Nehalem", "NehalemEP"},
+    {"Westmere", "WestmereEPSP"},
+    {"Tremont", "ElkhartLake"},
+    {"XeonScalable", "SkylakeX"},
+    {"Zen", "Zen1"},
+    {"MeteorLakeP_RedwoodCove", "MeteorLakeP"},
+    {"MeteorLakeE_Crestmont", "MeteorLakeE"},
+    {"ArrowLakeP_LionCove", "ArrowLakeP"},
+    {"ArrowLakeE_Skymont", "ArrowLakeE"},
+};
+
+static const char *uarch_find_table(const char *name)
 {
-    if (!name)
-        return NULL;
     for (size_t i = 0; i < evdb_n_tables; i++)
         if (strcasecmp(evdb_tables[i].uarch, name) == 0)
             return evdb_tables[i].uarch;
     return NULL;
 }
+
+const char *evdb_uarch_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    const char *u = uarch_find_table(name);
+    for (size_t i = 0; !u && i < sizeof uarch_aliases / sizeof uarch_aliases[0]; i++)
+        if (strcasecmp(uarch_aliases[i].alias, name) == 0)
+            u = uarch_find_table(uarch_aliases[i].uarch);
+    return u;
+}
+
+static void suggest_uarch(const char *name, char *buf, size_t buflen);
 
 cpu_vendor evdb_uarch_vendor(const char *uarch)
 {
@@ -81,8 +111,14 @@ int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
     if (override) {
         *uarch = evdb_uarch_find(override);
         if (!*uarch) {
-            fail(err, "-uarch", "unknown microarchitecture '%s' (nb -list_uarchs lists them)",
-                 override);
+            char sug[160];
+            suggest_uarch(override, sug, sizeof sug);
+            if (sug[0])
+                fail(err, "-uarch", "unknown microarchitecture '%s'; closest: %s "
+                                    "(nb -list_uarchs lists them)", override, sug);
+            else
+                fail(err, "-uarch", "unknown microarchitecture '%s' (nb -list_uarchs lists "
+                                    "them)", override);
             return NB_EUSAGE;
         }
         return 0;
@@ -370,6 +406,49 @@ static void suggest(const char *uarch, const char *name, char *buf, size_t bufle
                     bestd[j] = d;
                     break;
                 }
+            }
+        }
+    }
+    size_t pos = 0;
+    for (int j = 0; j < N_SUGGEST && best[j]; j++) {
+        int n = snprintf(buf + pos, buflen - pos, "%s%s", j ? ", " : "", best[j]);
+        if (n < 0 || (size_t)n >= buflen - pos)
+            break;
+        pos += (size_t)n;
+    }
+}
+
+/* The N_SUGGEST table names and nanoBench aliases nearest to `name`, as
+ * suggest() picks event names; "" when the name is too long to compare. */
+static void suggest_uarch(const char *name, char *buf, size_t buflen)
+{
+    buf[0] = '\0';
+    size_t la = strlen(name);
+    if (la == 0 || la > SUGGEST_MAX_LEN)
+        return;
+    pattern p;
+    pattern_init(&p, name, la);
+    const char *best[N_SUGGEST] = {0};
+    unsigned bestd[N_SUGGEST] = {SUGGEST_MAX_LEN + 1, SUGGEST_MAX_LEN + 1, SUGGEST_MAX_LEN + 1};
+    size_t n_alias = sizeof uarch_aliases / sizeof uarch_aliases[0];
+    for (size_t i = 0; i < evdb_n_tables + n_alias; i++) {
+        const char *s = i < evdb_n_tables ? evdb_tables[i].uarch
+                                          : uarch_aliases[i - evdb_n_tables].alias;
+        bool dup = false;   /* a table name appears once per set */
+        for (int j = 0; j < N_SUGGEST && best[j] && !dup; j++)
+            dup = strcmp(best[j], s) == 0;
+        if (dup)
+            continue;
+        unsigned d = pattern_distance(&p, s, strlen(s));
+        for (int j = 0; j < N_SUGGEST; j++) {
+            if (d < bestd[j]) {
+                for (int m = N_SUGGEST - 1; m > j; m--) {
+                    best[m] = best[m - 1];
+                    bestd[m] = bestd[m - 1];
+                }
+                best[j] = s;
+                bestd[j] = d;
+                break;
             }
         }
     }
