@@ -478,6 +478,35 @@ static void test_listings(void **state)
     free(s);
 }
 
+/* -events as nanoBench users type it: nb's own clock names, blanks after
+ * commas, and every unknown name reported with its closest names. */
+static void test_events_clock_names_blanks_all_unknown(void **state)
+{
+    (void)state;
+    nb_event_list l = {0};
+    nb_config_error err;
+    assert_int_equal(evdb_parse_events("Skylake", " CORE_CYCLES, RDTSC,UOPS_ISSUED.ANY ,\tINST_RETIRED.ANY_P ",
+                                       &l, &err), 0);
+    assert_int_equal(l.n, 3);   /* RDTSC is the clock line, not an event */
+    assert_string_equal(l.v[0].name, "CORE_CYCLES");
+    assert_int_equal(l.v[0].evtsel, 0x3C);
+    assert_int_equal(l.v[0].umask, 0x00);
+    assert_string_equal(l.v[1].name, "UOPS_ISSUED.ANY");
+    assert_string_equal(l.v[2].name, "INST_RETIRED.ANY_P");
+    event_list_free(&l);
+    assert_int_equal(evdb_parse_events("Zen1", "core_cycles", &l, &err), 0);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.v[0].evtsel, 0x76);
+    event_list_free(&l);
+    assert_int_equal(evdb_parse_events("Skylake", "INST_RETIRED.ANY, UOPS_ISSUED.ANY, FOO_BAR",
+                                       &l, &err), NB_EINPUT);
+    assert_non_null(strstr(err.message, "'INST_RETIRED.ANY'"));
+    assert_non_null(strstr(err.message, "INST_RETIRED.ANY_P"));
+    assert_non_null(strstr(err.message, "'FOO_BAR'"));
+    assert_null(strstr(err.message, "'UOPS_ISSUED.ANY'"));
+    event_list_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -491,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_every_event_round_trips),
         cmocka_unit_test(test_sets_and_fallback),
         cmocka_unit_test(test_select_override),
+        cmocka_unit_test(test_events_clock_names_blanks_all_unknown),
         cmocka_unit_test(test_nanobench_uarch_names),
         cmocka_unit_test(test_rapl),
         cmocka_unit_test(test_listings),

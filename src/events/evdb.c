@@ -7,6 +7,7 @@
 #include "events/evdb_tables.h"
 #include "sys/status.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -555,26 +556,75 @@ int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_config_err
     return 0;
 }
 
+/* The names nb prints for its own clock lines.  CORE_CYCLES is the table's
+ * unhalted core cycles event (the tsc backend estimates it); RDTSC is the
+ * time-stamp counter, which the fixed-counter group prints (always on the
+ * tsc backend; -fixed_counters on the others), so it adds no event. */
+static int lookup_clock_name(const char *uarch, const char *name, nb_event *ev, bool *skip)
+{
+    *skip = false;
+    if (strcasecmp(name, "RDTSC") == 0) {
+        *skip = true;
+        return 0;
+    }
+    if (strcasecmp(name, "CORE_CYCLES") != 0 || !uarch)
+        return 1;
+    nb_config_error e;
+    bool amd = evdb_uarch_vendor(uarch) == CPU_VENDOR_AMD;
+    if (event_parse_spec(amd ? "076.00" : "3C.00", "CORE_CYCLES", ev, &e))
+        return 1;
+    return 0;
+}
+
+/* names := name (',' name)*, blanks around a name ignored.  Every unknown
+ * name is reported (each with its closest names), not just the first. */
 int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
                       nb_config_error *err)
 {
     const char *p = names;
+    int first_rc = 0;
+    size_t pos = 0;
+    char all[sizeof err->message];
+    all[0] = '\0';
     for (;;) {
         const char *c = strchr(p, ',');
-        size_t n = c ? (size_t)(c - p) : strlen(p);
+        const char *e = c ? c : p + strlen(p);
+        while (p < e && isspace((unsigned char)*p))
+            p++;
+        while (e > p && isspace((unsigned char)e[-1]))
+            e--;
+        size_t n = (size_t)(e - p);
         char one[512];
         if (n >= sizeof one)
             return fail(err, "-events", "event name too long");
         memcpy(one, p, n);
         one[n] = '\0';
         nb_event ev;
-        int rc = evdb_lookup(uarch, one, &ev, err);
-        if (rc || (rc = event_list_push(out, &ev)))
+        bool skip = false;
+        int rc = lookup_clock_name(uarch, one, &ev, &skip);
+        if (rc) {
+            nb_config_error e1;
+            rc = evdb_lookup(uarch, one, &ev, &e1);
+            if (rc && rc != NB_EINPUT)
+                return rc;
+            if (rc) {
+                if (!first_rc)
+                    first_rc = rc;
+                int k = snprintf(all + pos, sizeof all - pos, "%s%s", pos ? "; " : "",
+                                 e1.message);
+                if (k > 0)
+                    pos = pos + (size_t)k < sizeof all ? pos + (size_t)k : sizeof all - 1;
+            }
+        }
+        if (!rc && !skip && (rc = event_list_push(out, &ev)))
             return rc;
         if (!c)
-            return 0;
+            break;
         p = c + 1;
     }
+    if (first_rc)
+        return fail(err, "-events", "%s", all);
+    return 0;
 }
 
 /* ---- msr configs ---- */
