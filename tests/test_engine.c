@@ -362,9 +362,12 @@ static void test_report_format(void **state)
     assert_string_equal(buf,
         "CORE_CYCLES: 2.00\nUOPS_PORT_7: 0.00\nLOADS: unavailable\n"
         "CORE_CYCLES: 2.00 [2.00;2.00]\nLOADS: unavailable\n"
-        "CORE_CYCLES (run 1, 1000 copies): 1.00 2.00\n"
-        "CORE_CYCLES (run 2, 2000 copies): 3.00 4.00\n"
-        "UOPS_PORT_7 (run 1, 1000 copies):\nUOPS_PORT_7 (run 2, 2000 copies):\n"
+        "\nRDTSC and fixed-function counter results (unroll_count=1000, loop_count=0):\n\n"
+        "\t               Ctr0        Ctr1\n\trun 0:            1           0\n"
+        "\trun 1:            2           0\n\n"
+        "RDTSC and fixed-function counter results (unroll_count=2000, loop_count=0):\n\n"
+        "\t               Ctr0        Ctr1\n\trun 0:            3           0\n"
+        "\trun 1:            4           0\n\n"
         "CORE_CYCLES: 2.00\nUOPS_PORT_7: 0.00\nLOADS: unavailable\n");
     free(buf);
 }
