@@ -773,3 +773,69 @@ int evdb_print_cpu_info(FILE *out, const cpu_info *cpu, const char *uarch, const
     fprintf(out, "backend: %s\n", backend ? backend : "unknown");
     return 0;
 }
+
+/* ---- the CPU a table describes ---- */
+
+/* Programmable counters per logical CPU (hyperthreading on) and topdown
+ * slots, where they differ from a big Intel core before Ice Lake (4, none). */
+static const struct {
+    const char *uarch;
+    unsigned n_gp;
+    bool topdown;
+} uarch_counters[] = {
+    {"Bonnell", 2, false}, {"Silvermont", 2, false}, {"KnightsLanding", 2, false},
+    {"AlderLakeE", 6, false}, {"MeteorLakeE", 8, false}, {"ArrowLakeE", 8, false},
+    {"ArrowLakeLPE", 8, false}, {"LunarLakeE", 8, false}, {"PantherLakeE", 8, false},
+    {"NovaLakeE", 8, false}, {"SierraForest", 8, false}, {"ClearwaterForest", 8, false},
+    {"GrandRidge", 8, false},
+    {"IceLake", 8, true}, {"IceLakeX", 8, true}, {"TigerLake", 8, true},
+    {"RocketLake", 8, true}, {"AlderLakeP", 8, true}, {"SapphireRapids", 8, true},
+    {"EmeraldRapids", 8, true}, {"GraniteRapids", 8, true}, {"MeteorLakeP", 8, true},
+    {"ArrowLakeP", 8, true}, {"LunarLakeP", 8, true}, {"PantherLakeP", 8, true},
+    {"NovaLakeP", 8, true},
+};
+
+bool evdb_uarch_cpu(const char *uarch, const cpu_info *host, cpu_info *out)
+{
+    const evdb_cpumap_def *m = NULL;
+    for (size_t i = 0; uarch && i < evdb_n_cpumap && !m; i++)
+        if (strcmp(evdb_cpumap[i].uarch, uarch) == 0)
+            m = &evdb_cpumap[i];
+    cpu_vendor v = evdb_uarch_vendor(uarch);
+    if (v == CPU_VENDOR_UNKNOWN)
+        return false;
+    *out = *host;
+    out->vendor = v;
+    snprintf(out->vendor_string, sizeof out->vendor_string, "%s",
+             v == CPU_VENDOR_AMD ? "AuthenticAMD" : "GenuineIntel");
+    snprintf(out->brand, sizeof out->brand, "(-uarch %s)", uarch);
+    if (m) {
+        out->family = m->family;
+        out->model = m->model_lo;
+        out->stepping = m->step_lo;
+        out->hybrid = m->core_type != 0;
+        out->core_type = (cpu_core_type)m->core_type;
+    }
+    out->gp_counter_width = 48;
+    out->fixed_counter_width = 48;
+    if (v == CPU_VENDOR_AMD) {
+        out->n_gp_counters = 6;
+        out->n_fixed_counters = 0;
+        out->has_topdown_slots = false;
+        out->pmu_version = out->family >= 0x19 && strcmp(uarch, "Zen3") != 0 ? 2 : 0;
+        return true;
+    }
+    out->n_gp_counters = 4;
+    out->n_fixed_counters = 3;
+    out->has_topdown_slots = false;
+    out->pmu_version = 4;
+    for (size_t i = 0; i < sizeof uarch_counters / sizeof uarch_counters[0]; i++) {
+        if (strcmp(uarch_counters[i].uarch, uarch) != 0)
+            continue;
+        out->n_gp_counters = uarch_counters[i].n_gp;
+        out->has_topdown_slots = uarch_counters[i].topdown;
+        out->n_fixed_counters = uarch_counters[i].topdown ? 4 : 3;
+        out->pmu_version = uarch_counters[i].topdown || uarch_counters[i].n_gp >= 6 ? 5 : 3;
+    }
+    return true;
+}
