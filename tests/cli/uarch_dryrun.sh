@@ -24,6 +24,11 @@ check perf_skylakex  -uarch SkylakeX -backend perf -events $ev_intel
 check msr_icelake    -uarch IceLake -backend msr -fixed_counters -events $ev_intel
 check msr_zen4       -uarch Zen4 -backend msr -events EX_RET_INSTR,CORE_CYCLES
 check perf_zen       -uarch Zen -backend perf -events CORE_CYCLES
+# offcore response through config1 on 0x2A (Lion Cove) and Atom's RSP_1 on
+# 0xB7 umask 0x02; load latency without large PEBS (issue 14, item 8)
+check perf_lioncove_ocr -uarch ArrowLakeP_LionCove -backend perf \
+      -events OCR.DEMAND_DATA_RD.ANY_RESPONSE,MEM_TRANS_RETIRED.LOAD_LATENCY_GT_128
+check perf_skymont_rsp1 -uarch ArrowLakeE_Skymont -backend perf -events B7.02.MSR_RSP1=0x10001
 # the host's vendor never leaks into another vendor's dry run
 grep -l "AMD\|0xC001" "$dir"/*skylakex* "$dir"/*icelake* && { echo "FAIL: AMD registers in an Intel dry run"; fail=1; }
 grep -l "0x186\|0x38F" "$dir"/*zen* && { echo "FAIL: Intel registers in an AMD dry run"; fail=1; }
