@@ -204,21 +204,89 @@ static void test_too_big_is_refused(void **state)
     assert_non_null(strstr(err, "R8-R10"));
 }
 
-static void test_drain_adds_nops(void **state)
+static const uint8_t NOP15[] = {0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x2E, 0x0F,
+                                0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00};
+
+/* -df lays out nanoBench's drain: after code_init (and mov r15) lfence, 189
+ * one-byte NOPs, 64 fifteen-byte NOPs, then the alignment NOPs before the
+ * first counter read; 64 fifteen-byte NOPs after code_late_init; after the
+ * loop lfence, 61 fifteen-byte NOPs and three NOPs ending on a 32-byte
+ * boundary, right before the last counter read. */
+static void test_drain_as_nanobench(void **state)
 {
     (void)state;
     static const uint8_t add2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};
-    codegen_params p = base_params(add2, sizeof add2, 1);
-    codegen_prog a, b;
-    build_and_call(&p, &a);
-    p.df = true;
-    build_and_call(&p, &b);
-    /* three drains: after init, after late_init, after the last copy */
-    assert_true(b.code_len - a.code_len >= 3 * (1024 + 64 * 15));
-    /* the first drain starts with lfence right after (empty) code_init */
-    assert_memory_equal(b.base + b.init_off, ((const uint8_t[]){0x0F, 0xAE, 0xE8, 0x90}), 4);
-    codegen_free(&a);
-    codegen_free(&b);
+    static const uint8_t init[] = {0x90, 0x90};
+    for (long off = 0; off < 64; off += 21) {
+        codegen_params p = base_params(add2, sizeof add2, 3);
+        p.df = true;
+        p.loop_count = 2;
+        p.alignment_offset = off;
+        p.init = init, p.init_len = sizeof init;
+        codegen_prog pr;
+        build_and_call(&p, &pr);
+        const uint8_t *c = pr.base + pr.init_off + sizeof init;
+        assert_memory_equal(c, ((const uint8_t[]){0x49, 0xC7, 0xC7, 2, 0, 0, 0}), 7);  /* mov r15, 2 */
+        c += 7;
+        assert_memory_equal(c, ((const uint8_t[]){0x0F, 0xAE, 0xE8}), 3);
+        c += 3;
+        for (int i = 0; i < 189; i++)
+            assert_int_equal(c[i], 0x90);
+        c += 189;
+        for (int i = 0; i < 64; i++)
+            assert_memory_equal(c + 15 * i, NOP15, 15);
+        /* late_init (empty) is followed by 64 NOP15s, then the first copy */
+        const uint8_t *l = pr.base + pr.late_init_off;
+        for (int i = 0; i < 64; i++)
+            assert_memory_equal(l + 15 * i, NOP15, 15);
+        assert_ptr_equal(l + 64 * 15, pr.base + pr.copies_off);
+        assert_int_equal((uintptr_t)(pr.base + pr.copies_off) % 64, (uintptr_t)off);
+        /* after dec r15; jnz rel32: lfence, 61 NOP15s, NOPs to a 32-byte boundary */
+        const uint8_t *t = pr.base + pr.copies_end + 3 + 6;
+        assert_memory_equal(t, ((const uint8_t[]){0x0F, 0xAE, 0xE8}), 3);
+        for (int i = 0; i < 61; i++)
+            assert_memory_equal(t + 3 + 15 * i, NOP15, 15);
+        /* then the last counter read: lfence; rdtsc after parking RAX..RDX
+         * (3 RIP-relative stores of 7 bytes) on a 32-byte boundary */
+        const uint8_t *end = t + 3 + 61 * 15;
+        size_t pad = 0;
+        while (((uintptr_t)(end + pad)) % 32 != 0 || pad < 14)
+            pad++;
+        assert_true(pad >= 14 && pad <= 45);
+        assert_memory_equal(end + pad + 21, ((const uint8_t[]){0x0F, 0xAE, 0xE8, 0x0F, 0x31}), 5);
+        codegen_free(&pr);
+    }
+}
+
+/* NOPs of 10 to 15 bytes as nanoBench's NOPS table has them.  Without -df
+ * and a loop the alignment NOPs run from code_init's end to the first
+ * counter read (62 bytes of one rdtsc read in memory mode), in 15-byte pieces
+ * and the rest. */
+static void test_long_nops(void **state)
+{
+    (void)state;
+    bool seen[16] = {false};
+    for (long off = 0; off < 64; off++) {
+        codegen_params p = base_params((const uint8_t[]){0x90}, 1, 1);
+        p.alignment_offset = off;
+        codegen_prog pr;
+        build_and_call(&p, &pr);
+        const uint8_t *n = pr.base + pr.init_off, *end = pr.base + pr.copies_off - 62;
+        assert_memory_equal(end, ((const uint8_t[]){0x48, 0x89, 0x05}), 3);  /* mov [rip+], rax */
+        while (n < end) {
+            size_t k = end - n > 15 ? 15 : (size_t)(end - n);
+            if (k >= 10) {
+                seen[k] = true;
+                for (size_t i = 0; i < k - 9; i++)
+                    assert_int_equal(n[i], 0x66);
+                assert_memory_equal(n + k - 9, NOP15 + 6, 9);
+            }
+            n += k;
+        }
+        codegen_free(&pr);
+    }
+    for (int k = 10; k <= 15; k++)
+        assert_true(seen[k]);
 }
 
 int main(void)
@@ -231,7 +299,8 @@ int main(void)
         cmocka_unit_test(test_loop_count),
         cmocka_unit_test(test_magic_pause),
         cmocka_unit_test(test_too_big_is_refused),
-        cmocka_unit_test(test_drain_adds_nops),
+        cmocka_unit_test(test_drain_as_nanobench),
+        cmocka_unit_test(test_long_nops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,11 +12,15 @@
 #include "harness/codegen.h"
 #include "sys/status.h"
 
-/* -df: how much the front end is drained with: more than the decoded-uop
- * cache and the queues hold (a few thousand uops), yet small enough (2 KB)
- * that three drains plus the copies still fit a 32 KB L1i. */
-#define DRAIN_NOP1 1024
+/* -df, nanoBench's drain: after code_init an lfence, 189 one-byte NOPs (the
+ * three of the lfence and these keep the 64-byte alignment) and 64
+ * fifteen-byte NOPs; after code_late_init another 64 fifteen-byte NOPs (a
+ * multiple of 64 bytes, so the copies' alignment holds); after the last copy
+ * an lfence and 61 fifteen-byte NOPs, then three NOPs up to the next 32-byte
+ * boundary. */
+#define DRAIN_NOP1 189
 #define DRAIN_NOP15 64
+#define DRAIN_END_NOP15 61
 
 typedef struct emitter {
     uint8_t *buf;        /* NULL while counting */
@@ -91,7 +95,9 @@ enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, 
 
 static const uint8_t LFENCE[] = {0x0F, 0xAE, 0xE8};
 
-/* The n-byte NOP (1..15): 0F 1F /0 forms, lengthened with 66 prefixes. */
+/* The n-byte NOP, in 15-byte pieces, each as nanoBench encodes it: the
+ * 0F 1F /0 forms up to 9 bytes, then 66 prefixes and a CS override in front
+ * of the 8-byte form (10 bytes: 66 2E 0F 1F 84 00 00 00 00 00). */
 static void emit_nop(emitter *e, size_t n)
 {
     static const uint8_t nops[9][9] = {
@@ -110,15 +116,16 @@ static void emit_nop(emitter *e, size_t n)
         if (k <= 9) {
             emit(e, nops[k - 1], k);
         } else {
-            for (size_t i = 0; i < k - 8; i++)
+            for (size_t i = 0; i < k - 9; i++)
                 emit1(e, 0x66);
-            emit(e, nops[7], 8);   /* nopl 0x0(%rax,%rax,1) */
+            emit1(e, 0x2E);
+            emit(e, nops[7], 8);   /* nopw %cs:0x0(%rax,%rax,1) */
         }
         n -= k;
     }
 }
 
-/* -df: lfence, a long run of 1-byte NOPs, then 15-byte NOPs. */
+/* -df after code_init: lfence, 189 one-byte NOPs, 64 fifteen-byte NOPs. */
 static void emit_drain(emitter *e)
 {
     emit(e, LFENCE, sizeof LFENCE);
@@ -126,6 +133,24 @@ static void emit_drain(emitter *e)
         emit1(e, 0x90);
     for (int i = 0; i < DRAIN_NOP15; i++)
         emit_nop(e, 15);
+}
+
+/* -df after the last copy: lfence, 61 fifteen-byte NOPs, then three NOPs
+ * that end on a 32-byte boundary (at least 14 bytes away, so that each of
+ * the three has a byte). */
+static void emit_drain_end(emitter *e)
+{
+    emit(e, LFENCE, sizeof LFENCE);
+    for (int i = 0; i < DRAIN_END_NOP15; i++)
+        emit_nop(e, 15);
+    size_t dist = 32 - e->len % 32;
+    if (dist <= 3 * 15 - 32)
+        dist += 32;
+    size_t n1 = dist - 2 < 15 ? dist - 2 : 15;
+    size_t n2 = dist - n1 - 1 < 15 ? dist - n1 - 1 : 15;
+    emit_nop(e, n1);
+    emit_nop(e, n2);
+    emit_nop(e, dist - n1 - n2);
 }
 
 /* One counter into EDX:EAX: [mov ecx, imm32;] rdpmc | rdtsc */
@@ -327,8 +352,24 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
 
     out->init_off = e->len;
     emit(e, p->init, p->init_len);
+    /* nanoBench's order: the loop counter and the drain right after
+     * code_init, then the NOPs that put the first copy on a 64-byte boundary
+     * (+ alignment_offset), all before the first counter read. */
+    if (p->loop_count > 0) {
+        emit(e, (const uint8_t[]){0x49, 0xC7, 0xC7}, 3);  /* mov r15, imm32 */
+        emit32(e, (uint32_t)p->loop_count);
+    }
     if (p->df)
         emit_drain(e);
+    emitter ahead = {.buf = NULL, .len = 0, .data_off = e->data_off};
+    if (p->no_mem)
+        emit_read_regs(&ahead, p, NM_SET);
+    else
+        emit_read_mem(&ahead, p, offsetof(codegen_data, m1));
+    ahead.len += p->late_init_len + (p->df ? DRAIN_NOP15 * 15 : 0);
+    /* The mapping is page-aligned, so offsets in the buffer are addresses
+     * mod 64. */
+    emit_nop(e, (64 - (e->len + ahead.len) % 64) % 64 + (size_t)p->alignment_offset);
 
     if (p->no_mem)
         emit_read_regs(e, p, NM_SET);
@@ -338,15 +379,8 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
     out->late_init_off = e->len;
     emit(e, p->late_init, p->late_init_len);
     if (p->df)
-        emit_drain(e);
-
-    if (p->loop_count > 0) {
-        emit(e, (const uint8_t[]){0x49, 0xC7, 0xC7}, 3);  /* mov r15, imm32 */
-        emit32(e, (uint32_t)p->loop_count);
-    }
-    /* The first copy starts at a 64-byte boundary + alignment_offset (the
-     * mapping is page-aligned, so offsets in the buffer are addresses mod 64). */
-    emit_nop(e, (64 - e->len % 64) % 64 + (size_t)p->alignment_offset);
+        for (int i = 0; i < DRAIN_NOP15; i++)
+            emit_nop(e, 15);
     out->copies_off = e->len;
     if (p->no_mem) {
         /* each copy's counter reads address the data block from where they are */
@@ -374,7 +408,7 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
         emit32(e, (uint32_t)(int32_t)((int64_t)out->copies_off - (int64_t)(e->len + 4)));
     }
     if (p->df)
-        emit_drain(e);
+        emit_drain_end(e);
     if (p->debug)
         emit1(e, 0xCC);                                  /* int3 */
 

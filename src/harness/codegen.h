@@ -6,16 +6,17 @@
  *              control word and RSP in the program's data block;
  *              R14/RDI/RSI/RBP/RSP = the middles of their memory areas,
  *              every other GPR = 0
- *   code_init  [-df drain]
+ *   code_init  [mov r15, loop_count]  [-df: lfence, 189 NOP1, 64 NOP15]
+ *              alignment NOPs (first copy on a 64-byte boundary + offset)
  *   m1         read every counter into data.m1[] (memory mode: RAX/RCX/RDX
  *              are parked in the data block and put back, flags untouched;
  *              -no_mem: distinct counters go to R8, R9, R10; RAX, RCX, RDX
  *              are parked in R11-R13 and put back; the flags are kept where
  *              the CPU has BMI2 (rorx), else clobbered.  Reserved with
  *              -no_mem, on every vendor: R8-R13)
- *   code_late_init  [-df drain]
- *   [mov r15, loop_count]  padding NOPs up to 64-byte boundary + offset
- *   copies of the code     [dec r15; jnz]   [-df drain]   [int3 with -debug]
+ *   code_late_init  [-df: 64 NOP15]
+ *   copies of the code     [dec r15; jnz]
+ *              [-df: lfence, 61 NOP15, NOPs to a 32-byte boundary]   [int3 with -debug]
  *   m2         read every counter into data.m2[]
  *   epilogue   restore RSP, the x87 control word, MXCSR, flags, GPRs; ret
  *
