@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include <Zydis/Zydis.h>
+
 #include "harness/codegen.h"
 #include "sys/cpu.h"
 #include "sys/status.h"
@@ -196,12 +198,59 @@ static void test_too_big_is_refused(void **state)
     assert_non_null(strstr(err, "MiB"));
     p.copies = 1;
     p.no_mem = true;
-    codegen_read four[4] = {{PMU_READ_RDPMC, 0}, {PMU_READ_RDPMC, 1}, {PMU_READ_RDPMC, 2},
-                            {PMU_READ_RDPMC, 3}};
-    p.reads = four;
-    p.n_reads = 4;
+    codegen_read seven[7] = {{PMU_READ_RDPMC, 0}, {PMU_READ_RDPMC, 1}, {PMU_READ_RDPMC, 2},
+                             {PMU_READ_RDPMC, 3}, {PMU_READ_RDPMC, 4}, {PMU_READ_RDPMC, 5},
+                             {PMU_READ_RDPMC, 6}};
+    p.reads = seven;
+    p.n_reads = 7;
     assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EUNSUPPORTED);
-    assert_non_null(strstr(err, "R8-R10"));
+    assert_non_null(strstr(err, "R8-R13"));
+}
+
+/* -no_mem (issue 14, items 2 and 3): six counters (AMD's six, Intel's four
+ * or the fixed set) stay in R8-R13, and from the last copy to the last
+ * counter read no instruction touches memory. */
+static void test_no_mem_window(void **state)
+{
+    (void)state;
+    static const uint8_t add2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};
+    codegen_read six[7] = {{PMU_READ_RDTSC, 0}, {PMU_READ_RDPMC, 0}, {PMU_READ_RDPMC, 1},
+                           {PMU_READ_RDPMC, 2}, {PMU_READ_RDPMC, 3}, {PMU_READ_RDPMC, 4},
+                           {PMU_READ_RDTSC, 0}};   /* a repeated read shares a register */
+    for (int bmi2 = 0; bmi2 < 2; bmi2++) {
+        codegen_params p = base_params(add2, sizeof add2, 2);
+        p.no_mem = true;
+        p.bmi2 = bmi2;
+        p.reads = six;
+        p.n_reads = 7;
+        codegen_prog pr;
+        char err[256] = "";
+        if (codegen_build(&p, &pr, err, sizeof err))
+            fail_msg("codegen_build: %s", err);   /* built, not called: rdpmc */
+        ZydisDecoder dec;
+        ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+        size_t off = pr.copies_end, last_read = 0, first_mem = 0;
+        int reads = 0;
+        while (off < pr.code_len) {
+            ZydisDecodedInstruction in;
+            ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+            assert_true(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, pr.base + off,
+                                                            pr.code_len - off, &in, ops)));
+            if (in.mnemonic == ZYDIS_MNEMONIC_RDPMC || in.mnemonic == ZYDIS_MNEMONIC_RDTSC) {
+                last_read = off;
+                reads++;
+            }
+            for (unsigned k = 0; k < in.operand_count && !first_mem; k++)
+                if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[k].mem.type != ZYDIS_MEMOP_TYPE_AGEN)
+                    first_mem = off;
+            if (in.mnemonic == ZYDIS_MNEMONIC_RET)
+                break;
+            off += in.length;
+        }
+        assert_int_equal(reads, 6);
+        assert_true(first_mem > last_read);
+        codegen_free(&pr);
+    }
 }
 
 static const uint8_t NOP15[] = {0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x2E, 0x0F,
@@ -299,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_loop_count),
         cmocka_unit_test(test_magic_pause),
         cmocka_unit_test(test_too_big_is_refused),
+        cmocka_unit_test(test_no_mem_window),
         cmocka_unit_test(test_drain_as_nanobench),
         cmocka_unit_test(test_long_nops),
     };

@@ -240,25 +240,23 @@ static size_t no_mem_unique(const codegen_params *p)
     return n;
 }
 
-enum { NM_SET, NM_SUB, NM_ADD };
+enum { NM_SET, NM_SUB, NM_ADD, NM_END };
 
-/* -no_mem: every distinct counter into R8+k (NM_SET), or subtracted from /
- * added to it (the magic pause / resume).  RAX, RCX and RDX, which rdtsc and
- * rdpmc write, are parked in R11-R13 meanwhile, so the benchmark sees all
- * its other registers, and with BMI2 its flags, unchanged. */
+/* -no_mem: every distinct counter into R8+k (NM_SET, before the code),
+ * subtracted from / added to it (NM_SUB / NM_ADD: the magic pause and
+ * resume), or replaced by its difference from the value there (NM_END, after
+ * the code).  Like nanoBench, these reads write RAX, RCX and RDX; NM_SET
+ * parks them in the data block first and puts them back after the reads, so
+ * code_init's values reach the code.  From the last copy to the last counter
+ * read nothing touches memory.  With BMI2 the pause and resume keep the
+ * flags; NM_END clobbers them (the code is over). */
 static void emit_read_regs(emitter *e, const codegen_params *p, int op)
 {
-    static const uint8_t save[] = {
-        0x49, 0x89, 0xC3,          /* mov r11, rax */
-        0x49, 0x89, 0xCC,          /* mov r12, rcx */
-        0x49, 0x89, 0xD5,          /* mov r13, rdx */
-    };
-    static const uint8_t back[] = {
-        0x4C, 0x89, 0xD8,          /* mov rax, r11 */
-        0x4C, 0x89, 0xE1,          /* mov rcx, r12 */
-        0x4C, 0x89, 0xEA,          /* mov rdx, r13 */
-    };
-    emit(e, save, sizeof save);
+    if (op == NM_SET) {
+        emit_store64(e, RAX, offsetof(codegen_data, tmp_rax));
+        emit_store64(e, RCX, offsetof(codegen_data, tmp_rcx));
+        emit_store64(e, RDX, offsetof(codegen_data, tmp_rdx));
+    }
     for (size_t i = 0; i < p->n_reads; i++) {
         if (p->reads[i].kind == PMU_READ_NONE || first_equal(p, i) != i)
             continue;
@@ -266,8 +264,11 @@ static void emit_read_regs(emitter *e, const codegen_params *p, int op)
         emit(e, LFENCE, sizeof LFENCE);
         emit_read_raw(e, &p->reads[i]);
         emit(e, LFENCE, sizeof LFENCE);
-        emit_combine(e, p->bmi2);
+        emit_combine(e, p->bmi2 && op != NM_END);
         if (op == NM_SET) {
+            emit(e, (const uint8_t[]){0x49, 0x89, (uint8_t)(0xD0 | k)}, 3); /* mov r8+k, rdx */
+        } else if (op == NM_END) {
+            emit(e, (const uint8_t[]){0x4C, 0x29, (uint8_t)(0xC2 | k << 3)}, 3); /* sub rdx, r8+k */
             emit(e, (const uint8_t[]){0x49, 0x89, (uint8_t)(0xD0 | k)}, 3); /* mov r8+k, rdx */
         } else if (p->bmi2) {
             if (op == NM_SUB)
@@ -280,7 +281,11 @@ static void emit_read_regs(emitter *e, const codegen_params *p, int op)
             emit(e, (const uint8_t[]){0x49, op == NM_SUB ? 0x29 : 0x01, (uint8_t)(0xD0 | k)}, 3);
         }
     }
-    emit(e, back, sizeof back);
+    if (op == NM_SET) {
+        emit_load64(e, RAX, offsetof(codegen_data, tmp_rax));
+        emit_load64(e, RCX, offsetof(codegen_data, tmp_rcx));
+        emit_load64(e, RDX, offsetof(codegen_data, tmp_rdx));
+    }
 }
 
 static bool magic_at(const uint8_t *c, size_t avail, uint64_t magic)
@@ -413,13 +418,19 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
         emit1(e, 0xCC);                                  /* int3 */
 
     if (p->no_mem) {
-        /* The benchmark is over: memory may be used again.  m1 comes out of
-         * the registers, m2 is read like in memory mode. */
-        for (size_t i = 0; i < p->n_reads; i++)
-            if (p->reads[i].kind != PMU_READ_NONE)
-                emit_store64(e, (unsigned)(R8 + no_mem_slot(p, i)), offsetof(codegen_data, m1) + 8 * i);
+        /* Every counter read, its difference in R8+k: only now may memory
+         * be used again.  m1 = 0, m2 = the difference. */
+        emit_read_regs(e, p, NM_END);
+        emit(e, (const uint8_t[]){0x31, 0xC0}, 2);           /* xor eax, eax */
+        for (size_t i = 0; i < p->n_reads; i++) {
+            if (p->reads[i].kind == PMU_READ_NONE)
+                continue;
+            emit_store64(e, (unsigned)(R8 + no_mem_slot(p, i)), offsetof(codegen_data, m2) + 8 * i);
+            emit_store64(e, RAX, offsetof(codegen_data, m1) + 8 * i);
+        }
+    } else {
+        emit_read_mem(e, p, offsetof(codegen_data, m2));
     }
-    emit_read_mem(e, p, offsetof(codegen_data, m2));
 
     emit_load64(e, RSP, offsetof(codegen_data, saved_rsp));
     emit(e, (const uint8_t[]){0xD9, 0x2D}, 2);           /* fldcw [rip+fcw] */
@@ -498,7 +509,7 @@ int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t 
         return NB_EUNSUPPORTED;
     }
     if (p->no_mem && no_mem_unique(p) > CODEGEN_NO_MEM_MAX_CTR) {
-        snprintf(err, errlen, "-no_mem keeps counters in R8-R10: at most %d counters per group, "
+        snprintf(err, errlen, "-no_mem keeps counters in R8-R13: at most %d counters per group, "
                  "not %zu", CODEGEN_NO_MEM_MAX_CTR, no_mem_unique(p));
         return NB_EUNSUPPORTED;
     }

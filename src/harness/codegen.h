@@ -10,14 +10,16 @@
  *              alignment NOPs (first copy on a 64-byte boundary + offset)
  *   m1         read every counter into data.m1[] (memory mode: RAX/RCX/RDX
  *              are parked in the data block and put back, flags untouched;
- *              -no_mem: distinct counters go to R8, R9, R10; RAX, RCX, RDX
- *              are parked in R11-R13 and put back; the flags are kept where
- *              the CPU has BMI2 (rorx), else clobbered.  Reserved with
- *              -no_mem, on every vendor: R8-R13)
+ *              -no_mem, as nanoBench: distinct counters go to R8..R13 (up to
+ *              six, reserved on every vendor); RAX, RCX, RDX are parked in
+ *              the data block before the reads and put back after them; the
+ *              flags are kept where the CPU has BMI2 (rorx), else clobbered)
  *   code_late_init  [-df: 64 NOP15]
  *   copies of the code     [dec r15; jnz]
  *              [-df: lfence, 61 NOP15, NOPs to a 32-byte boundary]   [int3 with -debug]
- *   m2         read every counter into data.m2[]
+ *   m2         read every counter into data.m2[] (-no_mem: each difference
+ *              from m1 into its register, no memory touched until the last
+ *              read; then m1[] = 0 and m2[] = the differences)
  *   epilogue   restore RSP, the x87 control word, MXCSR, flags, GPRs; ret
  *
  * The program is called as void fn(void) from C.  The data block lives in the
@@ -25,8 +27,8 @@
  * needs no register.  With -no_mem, the magic 8-byte sequences
  * CODEGEN_MAGIC_STOP / CODEGEN_MAGIC_START (little-endian, as `.quad` puts
  * them) found in the code are replaced by code that subtracts / adds the
- * current counter values from R8-R10, so the paused stretch is left out of
- * the result.
+ * current counter values from R8-R13, so the paused stretch is left out of
+ * the result; like nanoBench's, that code writes RAX, RCX and RDX.
  *
  * The caller owns the program and frees it with codegen_free(). */
 #ifndef NB_CODEGEN_H
@@ -39,7 +41,7 @@
 #include "pmu/pmu.h"
 
 #define CODEGEN_MAX_CTR 24              /* counters read by one program */
-#define CODEGEN_NO_MEM_MAX_CTR 3        /* distinct reads in R8..R10 (-no_mem) */
+#define CODEGEN_NO_MEM_MAX_CTR 6        /* distinct reads in R8..R13 (-no_mem) */
 #define CODEGEN_MAX_BYTES (512u << 20)  /* refuse programs larger than this */
 #define CODEGEN_MAGIC_STOP  UINT64_C(0xF0B513B1C2813F04)
 #define CODEGEN_MAGIC_START UINT64_C(0xE0B513B1C2813F04)

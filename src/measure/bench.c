@@ -28,6 +28,7 @@ static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_event
     cfg->count_os = o->os != 0;
     /* Without events, measure what the backend offers on its own. */
     cfg->fixed_counters = o->fixed_counters || n_events == 0;
+    cfg->no_mem = o->no_mem;
     cfg->sysfs_root = "";
     cfg->dev_root = "";
 }

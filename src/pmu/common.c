@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/codegen.h"
 #include "pmu/advice.h"
 #include "sys/error.h"
 #include "sys/status.h"
@@ -158,6 +159,9 @@ unsigned pmu_usable_counters(const pmu_config *cfg, bool perf)
         n = cfg->cpu->vendor == CPU_VENDOR_AMD ? 6 : 4;
     if (n > PMU_MAX_GP)
         n = PMU_MAX_GP;
+    /* -no_mem keeps every counter of a group in a register (R8-R13) */
+    if (cfg->no_mem && n > CODEGEN_NO_MEM_MAX_CTR)
+        n = CODEGEN_NO_MEM_MAX_CTR;
     if (perf && cfg->cpu->vendor == CPU_VENDOR_AMD && n > 1) {
         pmu_sysinfo si;
         pmu_sysinfo_read(cfg->sysfs_root ? cfg->sysfs_root : "", &si);

@@ -50,6 +50,7 @@ typedef struct pmu_config {
     bool fixed_counters;
     const char *sysfs_root;  /* "" in production; a fake tree in tests */
     const char *dev_root;    /* "" in production ("/dev/cpu/N/msr") */
+    bool no_mem;             /* -no_mem: a group holds what fits in R8-R13 */
 } pmu_config;
 
 /* Events split into groups that fit the hardware counters at once. */

@@ -29,6 +29,13 @@ check perf_zen       -uarch Zen -backend perf -events CORE_CYCLES
 check perf_lioncove_ocr -uarch ArrowLakeP_LionCove -backend perf \
       -events OCR.DEMAND_DATA_RD.ANY_RESPONSE,MEM_TRANS_RETIRED.LOAD_LATENCY_GT_128
 check perf_skymont_rsp1 -uarch ArrowLakeE_Skymont -backend perf -events B7.02.MSR_RSP1=0x10001
+# -no_mem: nb's own default events are planned into groups of at most six
+# (R8-R13), never refused (issue 14, item 3)
+for u in IceLake Skylake Zen4; do
+    out=$("$NB" -asm nop -cpu 0 -no_mem -uarch $u -backend msr -dry_run 2>&1); rc=$?
+    big=$(printf '%s\n' "$out" | awk '/^# group/{if(n>6)b=1; n=0} /^read name/{n++} END{if(n>6)b=1; print b+0}')
+    if [ $rc -ne 0 ] || [ "$big" != 0 ]; then echo "FAIL: -no_mem -uarch $u: rc $rc, group over 6: $big"; fail=1; fi
+done
 # the host's vendor never leaks into another vendor's dry run
 grep -l "AMD\|0xC001" "$dir"/*skylakex* "$dir"/*icelake* && { echo "FAIL: AMD registers in an Intel dry run"; fail=1; }
 grep -l "0x186\|0x38F" "$dir"/*zen* && { echo "FAIL: Intel registers in an AMD dry run"; fail=1; }
