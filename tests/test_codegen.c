@@ -185,6 +185,19 @@ static void test_magic_pause(void **state)
     /* 1e6 iterations are >= 1e6 core cycles, >= ~4e5 TSC ticks anywhere */
     assert_true(counted > 200000);
     assert_true(paused < counted / 20);
+
+    /* without -no_mem the sequences are refused, as nanoBench refuses them */
+    p.code = code;
+    p.code_len = n;
+    p.no_mem = false;
+    char err[256] = "";
+    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EINPUT);
+    assert_non_null(strstr(err, "pause"));
+    assert_non_null(strstr(err, "only supported with -no_mem"));
+    p.code = code + spin_end;   /* the resume sequence alone */
+    p.code_len = 8;
+    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EINPUT);
+    assert_non_null(strstr(err, "resume"));
 }
 
 static void test_too_big_is_refused(void **state)

@@ -513,6 +513,18 @@ int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t 
                  "not %zu", CODEGEN_NO_MEM_MAX_CTR, no_mem_unique(p));
         return NB_EUNSUPPORTED;
     }
+    /* nanoBench refuses the pause / resume sequences outside -no_mem: the
+     * memory-mode reads have no running sum to take the pause out of. */
+    for (size_t i = 0; !p->no_mem && i + 8 <= p->code_len; i++) {
+        bool stop = magic_at(p->code + i, p->code_len - i, CODEGEN_MAGIC_STOP);
+        if (stop || magic_at(p->code + i, p->code_len - i, CODEGEN_MAGIC_START)) {
+            snprintf(err, errlen, "the code holds the magic %s sequence (0x%016llX) at byte %zu: "
+                     "starting/stopping the counters is only supported with -no_mem",
+                     stop ? "pause" : "resume",
+                     (unsigned long long)(stop ? CODEGEN_MAGIC_STOP : CODEGEN_MAGIC_START), i);
+            return NB_EINPUT;
+        }
+    }
     if (p->loop_count < 0 || p->loop_count > INT32_MAX) {
         snprintf(err, errlen, "-loop_count %ld is out of range (0 to %d)", p->loop_count,
                  INT32_MAX);
