@@ -351,6 +351,63 @@ static void test_long_nops(void **state)
         assert_true(seen[k]);
 }
 
+/* The prologue's register state (issue 14, item 19), as decoded: fninit,
+ * ldmxcsr, then vzeroall with AVX (else pxor of XMM0-15), with AVX-512
+ * vpxord of ZMM16-31 and kxorw of k0-k7.  Built, not called, so it holds on
+ * any host. */
+static void test_prologue_clears_state(void **state)
+{
+    (void)state;
+    for (int isa = 0; isa < 3; isa++) {
+        codegen_params p = base_params((const uint8_t[]){0x90}, 1, 1);
+        p.avx = isa >= 1;
+        p.avx512 = isa == 2;
+        codegen_prog pr;
+        char err[256] = "";
+        if (codegen_build(&p, &pr, err, sizeof err))
+            fail_msg("codegen_build: %s", err);
+        assert_int_equal(pr.data->mxcsr_init, 0x1F80);
+        ZydisDecoder dec;
+        ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+        int fninit = 0, ldmxcsr = 0, vzeroall = 0, pxor = 0, zmm = 0, kxor = 0;
+        for (size_t off = 0; off < pr.init_off;) {
+            ZydisDecodedInstruction in;
+            ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+            assert_true(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, pr.base + off,
+                                                            pr.init_off - off, &in, ops)));
+            ZydisRegister r0 = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? ops[0].reg.value
+                                                                          : ZYDIS_REGISTER_NONE;
+            int uses = 0;   /* explicit operands naming r0: 3 for "op x, x, x" */
+            for (unsigned k = 0; k < in.operand_count_visible; k++)
+                uses += ops[k].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[k].reg.value == r0;
+            bool same = uses >= 2;
+            switch (in.mnemonic) {
+            case ZYDIS_MNEMONIC_FNINIT: fninit++; break;
+            case ZYDIS_MNEMONIC_LDMXCSR: ldmxcsr++; break;
+            case ZYDIS_MNEMONIC_VZEROALL: vzeroall++; break;
+            case ZYDIS_MNEMONIC_PXOR:
+                pxor += same && r0 == (ZydisRegister)(ZYDIS_REGISTER_XMM0 + pxor);
+                break;
+            case ZYDIS_MNEMONIC_VPXORD:
+                zmm += uses == 3 && r0 == (ZydisRegister)(ZYDIS_REGISTER_ZMM16 + zmm);
+                break;
+            case ZYDIS_MNEMONIC_KXORW:
+                kxor += uses == 3 && r0 == (ZydisRegister)(ZYDIS_REGISTER_K0 + kxor);
+                break;
+            default: break;
+            }
+            off += in.length;
+        }
+        assert_int_equal(fninit, 1);
+        assert_int_equal(ldmxcsr, 1);
+        assert_int_equal(vzeroall, isa >= 1);
+        assert_int_equal(pxor, isa == 0 ? 16 : 0);
+        assert_int_equal(zmm, isa == 2 ? 16 : 0);
+        assert_int_equal(kxor, isa == 2 ? 8 : 0);
+        codegen_free(&pr);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_magic_pause),
         cmocka_unit_test(test_too_big_is_refused),
         cmocka_unit_test(test_no_mem_window),
+        cmocka_unit_test(test_prologue_clears_state),
         cmocka_unit_test(test_drain_as_nanobench),
         cmocka_unit_test(test_long_nops),
     };

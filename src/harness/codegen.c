@@ -322,6 +322,37 @@ static void emit_copy(emitter *e, const codegen_params *p)
     emit(e, p->code + start, p->code_len - start);
 }
 
+/* The non-GPR state the code starts from: the x87 unit and MXCSR at their
+ * defaults, every vector and mask register zero.  Nothing here touches
+ * memory but the load of MXCSR's default. */
+static void emit_clear_state(emitter *e, const codegen_params *p)
+{
+    emit(e, (const uint8_t[]){0xDB, 0xE3}, 2);           /* fninit */
+    emit(e, (const uint8_t[]){0x0F, 0xAE, 0x15}, 3);     /* ldmxcsr [rip+mxcsr_init] */
+    emit_riprel(e, offsetof(codegen_data, mxcsr_init));
+    if (p->avx) {
+        emit(e, (const uint8_t[]){0xC5, 0xFC, 0x77}, 3); /* vzeroall */
+    } else {
+        for (unsigned n = 0; n < 16; n++) {              /* pxor xmmN, xmmN */
+            emit1(e, 0x66);
+            if (n >= 8)
+                emit1(e, 0x45);
+            emit(e, (const uint8_t[]){0x0F, 0xEF, (uint8_t)(0xC0 | (n & 7) << 3 | (n & 7))}, 3);
+        }
+    }
+    if (!p->avx512)
+        return;
+    for (unsigned n = 16; n < 32; n++) {                 /* vpxord zmmN, zmmN, zmmN */
+        uint8_t hi = (n >> 3) & 1 ? 0 : 1;               /* EVEX.R and .B, inverted */
+        emit(e, (const uint8_t[]){0x62, (uint8_t)(hi << 7 | hi << 5 | 0x01),
+                                  (uint8_t)((~n & 15) << 3 | 0x05), 0x40, 0xEF,
+                                  (uint8_t)(0xC0 | (n & 7) << 3 | (n & 7))}, 6);
+    }
+    for (unsigned k = 0; k < 8; k++)                     /* kxorw kK, kK, kK */
+        emit(e, (const uint8_t[]){0xC5, (uint8_t)(0x80 | (~k & 15) << 3 | 0x04), 0x47,
+                                  (uint8_t)(0xC0 | k << 3 | k)}, 4);
+}
+
 static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
 {
     static const uint8_t push[] = {
@@ -340,6 +371,7 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
     emit(e, (const uint8_t[]){0xD9, 0x3D}, 2);           /* fnstcw [rip+fcw] */
     emit_riprel(e, offsetof(codegen_data, fcw));
 
+    emit_clear_state(e, p);
     /* Registers: areas for R14, RDI, RSI, RBP, RSP; zero for the rest. */
     emit_mov_imm64(e, R14, p->r14);
     emit_mov_imm64(e, RDI, p->rdi);
@@ -552,6 +584,7 @@ int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t 
         return NB_ENOMEM;
     }
     memset((uint8_t *)m + data_off, 0, sizeof(codegen_data));
+    ((codegen_data *)((uint8_t *)m + data_off))->mxcsr_init = 0x1F80;
     emitter w = {.buf = m, .len = 0, .data_off = data_off};
     generate(&w, p, out);
     out->base = m;

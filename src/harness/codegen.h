@@ -3,9 +3,13 @@
  * codegen_build() writes one executable program into its own RWX mapping:
  *
  *   prologue   push the callee-saved GPRs and the flags, save MXCSR, the x87
- *              control word and RSP in the program's data block;
- *              R14/RDI/RSI/RBP/RSP = the middles of their memory areas,
- *              every other GPR = 0
+ *              control word and RSP in the program's data block; then every
+ *              register nb does not reserve starts from a stated value:
+ *              R14/RDI/RSI/RBP/RSP = their memory areas (codegen_params),
+ *              every other GPR = 0; XMM0-15 = 0 (with AVX: vzeroall, so
+ *              YMM/ZMM0-15 = 0); with AVX-512 ZMM16-31 = 0 and k0-k7 = 0;
+ *              MXCSR = 0x1F80 and the x87 unit as FNINIT leaves it (control
+ *              word 0x037F, empty stack), their defaults
  *   code_init  [mov r15, loop_count]  [-df: lfence, 189 NOP1, 64 NOP15]
  *              alignment NOPs (first copy on a 64-byte boundary + offset)
  *   m1         read every counter into data.m1[] (memory mode: RAX/RCX/RDX
@@ -63,6 +67,7 @@ typedef struct codegen_params {
     const codegen_read *reads;   /* counters, in slot order */
     size_t n_reads;
     uint64_t r14, rdi, rsi, rbp, rsp;   /* initial register values */
+    bool avx, avx512;            /* vector state to clear: YMM / ZMM16-31, k0-k7 */
 } codegen_params;
 
 /* Written and read by the program; the runner reads m1/m2 after each call. */
@@ -70,6 +75,7 @@ typedef struct codegen_data {
     uint64_t saved_rsp, tmp_rax, tmp_rcx, tmp_rdx;
     uint32_t mxcsr, fcw;
     uint64_t m1[CODEGEN_MAX_CTR], m2[CODEGEN_MAX_CTR];
+    uint32_t mxcsr_init;         /* 0x1F80, loaded by the prologue */
 } codegen_data;
 
 typedef struct codegen_prog {

@@ -902,7 +902,7 @@ static void child_ready(const worker_job *w, size_t r14_size)
 /* Child: what CPUID says, asked once (CPUID exits to the hypervisor in a
  * VM: microseconds each). */
 static struct {
-    bool bmi2, avx, amx;
+    bool bmi2, avx, amx, avx512;
 } g_isa;
 
 static void child_isa(void)
@@ -915,6 +915,7 @@ static void child_isa(void)
     if (r[0] >= 7) {
         cpu_cpuid(7, 0, r);
         g_isa.amx = (r[3] >> 24) & 1;
+        g_isa.avx512 = g_isa.avx && ((r[1] >> 16) & 1);   /* AVX512F */
     }
 }
 
@@ -1050,6 +1051,7 @@ static void child_run(double *samples)
         .late_init = c->late_init, .late_init_len = c->late_init_len,
         .loop_count = o->loop_count, .alignment_offset = o->alignment_offset,
         .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = g_isa.bmi2,
+        .avx = g_isa.avx, .avx512 = g_isa.avx512,
         .reads = reads, .n_reads = grp.n_ctr,
         .r14 = (uintptr_t)(g_areas.r14 + r14_size / 2),
         .rdi = (uintptr_t)(g_areas.rdi + AREA_SIZE / 2),
