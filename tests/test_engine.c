@@ -35,7 +35,7 @@ static const uint8_t IMUL[] = {0x48, 0x0f, 0xaf, 0xc0};               /* imul ra
 static const uint8_t LOAD[] = {0x48, 0x8b, 0x00};                     /* mov rax, [rax] */
 static const uint8_t LOAD_INIT[] = {
     0x4c, 0x89, 0xf0,             /* mov rax, r14 */
-    0x48, 0x83, 0xe8, 0x08,       /* sub rax, 8 */
+    0x48, 0x83, 0xc0, 0x08,       /* add rax, 8 (R14 is its area's start) */
     0x48, 0x89, 0x00,             /* mov [rax], rax */
 };
 
@@ -217,8 +217,8 @@ static void test_no_normalization_and_one_time_init(void **state)
 {
     (void)state;
     /* one_time_init writes the self-pointer once; init leaves RAX at it */
-    static const uint8_t once[] = {0x4c, 0x89, 0xf0, 0x48, 0x83, 0xe8, 0x08, 0x48, 0x89, 0x00};
-    static const uint8_t init[] = {0x4c, 0x89, 0xf0, 0x48, 0x83, 0xe8, 0x08};
+    static const uint8_t once[] = {0x4c, 0x89, 0xf0, 0x48, 0x83, 0xc0, 0x08, 0x48, 0x89, 0x00};
+    static const uint8_t init[] = {0x4c, 0x89, 0xf0, 0x48, 0x83, 0xc0, 0x08};
     bench_code c = {.code = LOAD, .code_len = sizeof LOAD, .init = init,
                     .init_len = sizeof init, .one_time_init = once,
                     .one_time_init_len = sizeof once};

@@ -5,7 +5,8 @@
  *   prologue   push the callee-saved GPRs and the flags, save MXCSR, the x87
  *              control word and RSP in the program's data block; then every
  *              register nb does not reserve starts from a stated value:
- *              R14/RDI/RSI/RBP/RSP = their memory areas (codegen_params),
+ *              R14/RDI/RSI/RBP/RSP = their memory areas (codegen_params: the
+ *              runner gives R14 its area's start, the others their middles),
  *              every other GPR = 0; XMM0-15 = 0 (with AVX: vzeroall, so
  *              YMM/ZMM0-15 = 0); with AVX-512 ZMM16-31 = 0 and k0-k7 = 0;
  *              MXCSR = 0x1F80 and the x87 unit as FNINIT leaves it (control

@@ -1044,7 +1044,6 @@ static void child_run(double *samples)
         tsc_cal |= grp.ctr[i].tsc_cycles;
     }
 
-    size_t r14_size = g_areas.r14_size;
     codegen_params p = {
         .code = c->code, .code_len = c->code_len,
         .init = c->init, .init_len = c->init_len,
@@ -1053,7 +1052,7 @@ static void child_run(double *samples)
         .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = g_isa.bmi2,
         .avx = g_isa.avx, .avx512 = g_isa.avx512,
         .reads = reads, .n_reads = grp.n_ctr,
-        .r14 = (uintptr_t)(g_areas.r14 + r14_size / 2),
+        .r14 = (uintptr_t)g_areas.r14,   /* the start: [R14+addr], addr < -r14_size */
         .rdi = (uintptr_t)(g_areas.rdi + AREA_SIZE / 2),
         .rsi = (uintptr_t)(g_areas.rsi + AREA_SIZE / 2),
         .rbp = (uintptr_t)(g_areas.rbp + AREA_SIZE / 2),
