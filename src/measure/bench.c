@@ -348,10 +348,11 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     out->n_groups = s->plan.n_groups;
     double *cal_all = NULL;
     size_t n_cal_all = 0;
+    measure_params params = measure_params_of(o);
     for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
         const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
         runner_job job = {
-            .o = o, .c = c, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
+            .p = params, .o = o, .c = c, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]},
         };

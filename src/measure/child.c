@@ -313,7 +313,7 @@ static void child_run(double *samples)
 {
     shared_hdr *h = g_hdr;
     const worker_job *w = &h->job;
-    const nb_options *o = &w->o;
+    const measure_params *o = &w->p;
     const bench_code *c = &g_job_code;
     char err[512];
     child_ready(w, g_areas.r14_size);

@@ -178,13 +178,13 @@ static size_t round_up_pow2(size_t v, size_t min)
 /* A measuring process fit for this job: the running one, or a new one. */
 static int worker_for(const runner_job *job, size_t code_len, char *err, size_t errlen)
 {
-    const nb_options *o = job->o;
+    const measure_params *o = &job->p;
     long n = o->n_measurements;
-    if (g_worker.pid && g_worker.cpu == job->cpu && g_worker.r14_size == (size_t)o->r14_size &&
+    if (g_worker.pid && g_worker.cpu == job->cpu && g_worker.r14_size == o->r14_size &&
         !o->debug && !g_worker.debug && n <= g_worker.n_cap && code_len <= g_worker.code_cap)
         return 0;
     runner_stop();
-    int arc = areas_map((size_t)o->r14_size, err, errlen);
+    int arc = areas_map(o->r14_size, err, errlen);
     if (arc)
         return arc;
     size_t code_cap = round_up_pow2(code_len, 64u << 10);
@@ -236,7 +236,7 @@ static int worker_for(const runner_job *job, size_t code_len, char *err, size_t 
     g_worker.code_cap = code_cap;
     g_worker.n_cap = n_cap;
     g_worker.cpu = job->cpu;
-    g_worker.r14_size = (size_t)o->r14_size;
+    g_worker.r14_size = o->r14_size;
     g_worker.debug = o->debug;
     if (gdb)
         run_gdb(gdb, pid);
@@ -255,7 +255,7 @@ static void worker_post(const runner_job *job)
     h->msg[0] = 0;
     h->n_cal = 0;
     memset(h->overflow, 0, sizeof h->overflow);
-    w->o = *job->o;
+    w->p = job->p;
     w->backend = job->backend;
     w->cfg = *job->cfg;
     w->cpu = job->cfg->cpu ? *job->cfg->cpu : (cpu_info){0};
@@ -315,7 +315,7 @@ static int worker_wait(double limit_ns)
 int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    long n = job->o->n_measurements;
+    long n = job->p.n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
     const bench_code *c = job->c;
     size_t code_len = c->code_len + c->init_len + c->late_init_len + c->one_time_init_len;
@@ -329,7 +329,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     if (send(g_worker.sock, &b, 1, MSG_NOSIGNAL) != 1)
         w = -1;
     else   /* no timeout while a person debugs */
-        w = worker_wait(job->o->debug ? 0 : job->o->timeout * 1e9);
+        w = worker_wait(job->p.debug ? 0 : job->p.timeout * 1e9);
 
     int st = 0, rc = 0;
     bool stopped = false, ended = w != 1;
@@ -365,7 +365,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
         rc = NB_EFAULT;
     } else if (stopped) {
         snprintf(err, errlen, "the benchmark code did not finish within %g s (-timeout); "
-                 "it was stopped", job->o->timeout);
+                 "it was stopped", job->p.timeout);
         rc = NB_EFAULT;
     } else if (ended && WIFSIGNALED(st)) {
         snprintf(err, errlen, "the measuring process died of %s (signal %d)",
@@ -414,7 +414,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     }
     if (ended)
         worker_forget();
-    else if (job->o->debug)
+    else if (job->p.debug)
         runner_stop();   /* -debug: a process of its own per run, as gdb saw it */
     return rc;
 }
@@ -427,4 +427,14 @@ void runner_output_free(runner_output *out)
     free(out->samples[0]);
     free(out->samples[1]);
     memset(out, 0, sizeof *out);
+}
+
+measure_params measure_params_of(const nb_options *o)
+{
+    return (measure_params){
+        .n_measurements = o->n_measurements, .warm_up_count = o->warm_up_count,
+        .initial_warm_up_count = o->initial_warm_up_count, .loop_count = o->loop_count,
+        .alignment_offset = o->alignment_offset, .no_mem = o->no_mem, .df = o->df,
+        .debug = o->debug, .r14_size = (size_t)o->r14_size, .timeout = o->timeout,
+    };
 }

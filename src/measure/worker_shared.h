@@ -120,7 +120,7 @@
 /* One run, by value (see "the measuring process" below); the code bytes
  * follow the header in the mapping, then the samples. */
 typedef struct worker_job {
-    nb_options o;                /* only its numbers are read */
+    measure_params p;
     const pmu_backend *backend;  /* static data: the same in both processes */
     pmu_config cfg;              /* its pointers are set to the fields below */
     cpu_info cpu;
