@@ -42,14 +42,12 @@
 #include "measure/worker_shared.h"
 
 shared_hdr *g_hdr;
-double g_last_end_ns, g_last_tsc_ghz, g_hot_tsc_ghz;
-double g_last_imul_lat, g_hot_imul_lat;
 const codegen_prog *g_cur;
 int g_cur_kind;
 const bench_code *g_code;
 bool g_debug_shown;
-volatile pid_t g_child;
-bool g_sandbox_noted;
+/* Child: how it was started (child_main's argument). */
+static child_start g_start;
 
 static _Noreturn void child_fail(int status, const char *fmt, const char *a)
 {
@@ -371,11 +369,11 @@ static void child_run(double *samples)
 
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
-        if ((rc = cal_build(&g_cal.cp, err, sizeof err)))
+        if ((rc = cal_build(&g_cal.cp, g_start.hot_imul_lat, err, sizeof err)))
             child_fail(rc, "%s", err);
         g_cal.built = true;
-        g_cal.tsc_ghz = g_hot_tsc_ghz > 0 ? g_hot_tsc_ghz : spin_tsc_ghz();
-        settle = g_hot_tsc_ghz <= 0;
+        g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
+        settle = g_start.hot_tsc_ghz <= 0;
     }
     if (tsc_cal) {
         h->imul_latency = g_cal.cp.n > 1 ? g_cal.cp.ch[1].latency : 0;
@@ -427,21 +425,24 @@ static void child_run(double *samples)
 
 /* The measuring process: set up once, then one run per byte received on
  * `sock`, one byte sent back after each; ends when the parent closes it. */
-_Noreturn void child_main(int sock, int cpu, bool debug, pid_t parent)
+_Noreturn void child_main(child_start st)
 {
+    g_start = st;
+    g_hdr = st.h;
     shared_hdr *h = g_hdr;
+    int cpu = st.cpu;
     char err[512];
-    sock = child_isolate(parent, sock);
+    int sock = child_isolate(st.parent, st.sock);
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0)
         child_fail(NB_ESYSTEM, "cannot pin to CPU %s (sched_setaffinity failed)",
                    (snprintf(err, sizeof err, "%d", cpu), err));
-    if (install_handlers(debug) != 0)
+    if (install_handlers(st.debug) != 0)
         child_fail(NB_ESYSTEM, "%s", "cannot install the fault handlers");
     child_isa();
-    if (g_wait_for_gdb) {
+    if (st.wait_for_gdb) {
         wait_for_tracer();
         g_debug_shown = true;   /* gdb showed them; later traps just go on */
     }

@@ -36,7 +36,6 @@
 #include "lib/clock.h"
 #include "measure/worker_shared.h"
 
-bool g_wait_for_gdb;
 
 /* -debug under gdb: let gdb attach (Yama may require the permission), and
  * wait until it has, at most 30 s. */

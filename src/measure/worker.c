@@ -41,6 +41,13 @@
 #include "lib/clock.h"
 #include "measure/worker_shared.h"
 
+/* When the last measuring child ended, the TSC frequency and the IMUL
+ * chain's latency it measured: a child started within HOT_NS gets them
+ * (child_start). */
+static double g_last_end_ns, g_last_tsc_ghz, g_last_imul_lat;
+static volatile pid_t g_child;
+static bool g_sandbox_noted;   /* the note is printed once per nb run */
+
 
 /* The fragments as fault.c names them: after the option they came from. */
 static void fault_context_of(const runner_job *job, fault_context *fc)
@@ -206,13 +213,14 @@ static int worker_for(const runner_job *job, size_t code_len, char *err, size_t 
     h->code_cap = code_cap;
     char gdb_buf[512];
     const char *gdb = o->debug ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
-    g_wait_for_gdb = gdb != NULL;
     bool hot = g_last_tsc_ghz > 0 && clock_ns() - g_last_end_ns < HOT_NS;
-    g_hot_tsc_ghz = hot ? g_last_tsc_ghz : 0;
-    g_hot_imul_lat = hot ? g_last_imul_lat : 0;
+    child_start st = {
+        .h = h, .sock = sv[1], .cpu = job->cpu, .parent = getpid(), .debug = o->debug,
+        .wait_for_gdb = gdb != NULL, .hot_tsc_ghz = hot ? g_last_tsc_ghz : 0,
+        .hot_imul_lat = hot ? g_last_imul_lat : 0,
+    };
     fflush(stdout);
     fflush(stderr);
-    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -223,8 +231,7 @@ static int worker_for(const runner_job *job, size_t code_len, char *err, size_t 
     }
     if (pid == 0) {
         close(sv[0]);
-        g_hdr = h;
-        child_main(sv[1], job->cpu, o->debug, parent);
+        child_main(st);
     }
     close(sv[1]);
     g_child = pid;

@@ -185,25 +185,29 @@ static inline double *hdr_samples(shared_hdr *h)
 {
     return (double *)(h + 1) + h->code_cap / sizeof(double);
 }
-/* Parent: when the last measuring child ended and the TSC frequency it
- * measured; inherited by the next child as g_hot_tsc_ghz (0: not hot). */
-extern double g_last_end_ns, g_last_tsc_ghz, g_hot_tsc_ghz;
-/* The IMUL chain's latency found by the last child (0: none); a hot child
- * reuses it instead of measuring it again (2 x CAL_POINTS points). */
-extern double g_last_imul_lat, g_hot_imul_lat;
+/* What the parent hands the measuring process at fork(), by value: the
+ * one thing besides the shared mapping that crosses it. */
+typedef struct child_start {
+    shared_hdr *h;
+    int sock, cpu;
+    pid_t parent;
+    bool debug;
+    bool wait_for_gdb;       /* gdb is being started on the child */
+    /* The TSC frequency and the IMUL chain's latency the previous child
+     * measured when it ended within HOT_NS (0: not hot): the core is still at
+     * speed, so the warm-up spin and the IMUL search are skipped. */
+    double hot_tsc_ghz, hot_imul_lat;
+} child_start;
 extern const codegen_prog *g_cur;
 extern int g_cur_kind;
 extern const bench_code *g_code;
 extern bool g_debug_shown;
-extern volatile pid_t g_child;
-extern bool g_sandbox_noted;   /* the note is printed once per nb run */
-extern bool g_wait_for_gdb;
 
 /* trap.c */
 int install_handlers(bool debug);
 
 /* child.c */
-_Noreturn void child_main(int sock, int cpu, bool debug, pid_t parent);
+_Noreturn void child_main(child_start st);
 void run_prog(const codegen_prog *p, int kind);
 int areas_map(size_t r14_size, char *err, size_t errlen);
 
@@ -214,7 +218,7 @@ void run_gdb(const char *gdb, pid_t child);
 
 /* pmu/tsc_method.c */
 void cal_points(const cal_progs *cp, double *v, size_t n);
-int cal_build(cal_progs *cp, char *err, size_t errlen);
+int cal_build(cal_progs *cp, double hot_imul_lat, char *err, size_t errlen);
 size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
                const pmu_counter *ctr, bool *ovf, size_t *n_add);
 double spin_tsc_ghz(void);

@@ -162,7 +162,7 @@ static void cal_free(cal_progs *cp)
 /* The ADD chain, and the IMUL chain with its latency in whole cycles as
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
  * chain is left out if that does not come out a plausible whole number. */
-int cal_build(cal_progs *cp, char *err, size_t errlen)
+int cal_build(cal_progs *cp, double hot_imul_lat, char *err, size_t errlen)
 {
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
      * immediate ADDs at rename, so an immediate chain runs faster than one
@@ -179,8 +179,8 @@ int cal_build(cal_progs *cp, char *err, size_t errlen)
     if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, err, errlen) != 0)
         return 0;
     cp->n = 2;
-    if (g_hot_imul_lat > 0) {
-        cp->ch[1].latency = g_hot_imul_lat;
+    if (hot_imul_lat > 0) {
+        cp->ch[1].latency = hot_imul_lat;
         return 0;
     }
     double add_v[CAL_POINTS], imul_v[CAL_POINTS];
@@ -327,7 +327,7 @@ double runner_calibrate_once(void)
 {
     cal_progs cp;
     char err[256];
-    if (cal_build(&cp, err, sizeof err))
+    if (cal_build(&cp, 0, err, sizeof err))
         return 0;
     double v[CAL_POINTS];
     cal_points(&cp, v, CAL_POINTS);
