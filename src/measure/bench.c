@@ -258,10 +258,10 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
         return NB_EUNSUPPORTED;
     }
     restore_install_signals();
-    if (be != &pmu_tsc_backend) {
+    if (be->flags & PMU_BE_RDPMC) {
         /* rdpmc in user mode: switched on (root) in the parent, so that a
          * child killed mid-run cannot leave it changed. */
-        int e = pmu_rdpmc_enable(&cfg, be == &pmu_msr_backend);
+        int e = pmu_rdpmc_enable(&cfg, be->flags & PMU_BE_RDPMC_ALWAYS);
         if (e < 0) {
             snprintf(err, errlen, "%s", pmu_last_error());
             return e;
@@ -305,7 +305,7 @@ static int session_plan(bench_session *s, const nb_event *events, size_t n_event
     if (n_events)
         memcpy(s->events, events, n_events * sizeof *events);
     s->n_events = n_events;
-    if (be != &pmu_msr_backend && be != &pmu_tsc_backend)
+    if (!(be->flags & PMU_BE_OPENS_IN_PARENT))
         return 0;
     s->opened = calloc(s->plan.n_groups + 1, sizeof *s->opened);
     if (!s->opened) {

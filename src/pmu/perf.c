@@ -481,6 +481,7 @@ static int perf_probe(const pmu_config *cfg, char *why, size_t whylen)
 
 const pmu_backend pmu_perf_backend = {
     .name = "perf_event+rdpmc",
+    .flags = PMU_BE_RDPMC,
     .probe = perf_probe,
     .plan = perf_plan,
     .open = perf_open,
