@@ -80,6 +80,24 @@ static int measure_and_report(nb_job *j, const nb_options *o, const cpu_info *cp
 {
     if (rc == 0)
         rc = job_resolve_events(j, cpu, uarch, diag);
+    /* -uarch: a dry run shows the encoding that table's CPU gets (its
+     * vendor's registers, its counters); a PMU run on another vendor's CPU
+     * would program its events into registers of the wrong layout. */
+    cpu_info as_uarch;
+    if (rc == 0 && o->dry_run && o->uarch && evdb_uarch_cpu(uarch, cpu, &as_uarch))
+        cpu = &as_uarch;
+    char why[1024] = "";
+    const char *be = rc || o->dry_run || !o->uarch ? NULL : bench_backend_name(o, cpu, why, sizeof why);
+    if (!be && !rc && !o->dry_run && o->uarch && o->backend != PMU_BACKEND_AUTO)
+        be = o->backend == PMU_BACKEND_PERF ? "perf" : o->backend == PMU_BACKEND_MSR ? "msr" : NULL;
+    if (be && strcmp(be, "tsc") != 0 && evdb_uarch_vendor(uarch) != cpu->vendor) {
+        fprintf(diag, "nb: -uarch %s: its events are %s events and this CPU is %s; the %s backend "
+                      "would program them into %s registers (use -dry_run to see their "
+                      "encoding, or -backend tsc)\n", o->uarch,
+                cpu_vendor_name(evdb_uarch_vendor(uarch)), cpu_vendor_name(cpu->vendor), be,
+                cpu_vendor_name(cpu->vendor));
+        rc = NB_EUSAGE;
+    }
     if (rc == 0 && o->dry_run) {
         char err[1024];
         rc = bench_dry_run(stdout, o, j->ev.v, j->ev.n, cpu, err, sizeof err);

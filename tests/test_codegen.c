@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include <Zydis/Zydis.h>
+
 #include "harness/codegen.h"
 #include "sys/cpu.h"
 #include "sys/status.h"
@@ -183,6 +185,19 @@ static void test_magic_pause(void **state)
     /* 1e6 iterations are >= 1e6 core cycles, >= ~4e5 TSC ticks anywhere */
     assert_true(counted > 200000);
     assert_true(paused < counted / 20);
+
+    /* without -no_mem the sequences are refused, as nanoBench refuses them */
+    p.code = code;
+    p.code_len = n;
+    p.no_mem = false;
+    char err[256] = "";
+    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EINPUT);
+    assert_non_null(strstr(err, "pause"));
+    assert_non_null(strstr(err, "only supported with -no_mem"));
+    p.code = code + spin_end;   /* the resume sequence alone */
+    p.code_len = 8;
+    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EINPUT);
+    assert_non_null(strstr(err, "resume"));
 }
 
 static void test_too_big_is_refused(void **state)
@@ -196,29 +211,201 @@ static void test_too_big_is_refused(void **state)
     assert_non_null(strstr(err, "MiB"));
     p.copies = 1;
     p.no_mem = true;
-    codegen_read four[4] = {{PMU_READ_RDPMC, 0}, {PMU_READ_RDPMC, 1}, {PMU_READ_RDPMC, 2},
-                            {PMU_READ_RDPMC, 3}};
-    p.reads = four;
-    p.n_reads = 4;
+    codegen_read seven[7] = {{PMU_READ_RDPMC, 0}, {PMU_READ_RDPMC, 1}, {PMU_READ_RDPMC, 2},
+                             {PMU_READ_RDPMC, 3}, {PMU_READ_RDPMC, 4}, {PMU_READ_RDPMC, 5},
+                             {PMU_READ_RDPMC, 6}};
+    p.reads = seven;
+    p.n_reads = 7;
     assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EUNSUPPORTED);
-    assert_non_null(strstr(err, "R8-R10"));
+    assert_non_null(strstr(err, "R8-R13"));
 }
 
-static void test_drain_adds_nops(void **state)
+/* -no_mem (issue 14, items 2 and 3): six counters (AMD's six, Intel's four
+ * or the fixed set) stay in R8-R13, and from the last copy to the last
+ * counter read no instruction touches memory. */
+static void test_no_mem_window(void **state)
 {
     (void)state;
     static const uint8_t add2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};
-    codegen_params p = base_params(add2, sizeof add2, 1);
-    codegen_prog a, b;
-    build_and_call(&p, &a);
-    p.df = true;
-    build_and_call(&p, &b);
-    /* three drains: after init, after late_init, after the last copy */
-    assert_true(b.code_len - a.code_len >= 3 * (1024 + 64 * 15));
-    /* the first drain starts with lfence right after (empty) code_init */
-    assert_memory_equal(b.base + b.init_off, ((const uint8_t[]){0x0F, 0xAE, 0xE8, 0x90}), 4);
-    codegen_free(&a);
-    codegen_free(&b);
+    codegen_read six[7] = {{PMU_READ_RDTSC, 0}, {PMU_READ_RDPMC, 0}, {PMU_READ_RDPMC, 1},
+                           {PMU_READ_RDPMC, 2}, {PMU_READ_RDPMC, 3}, {PMU_READ_RDPMC, 4},
+                           {PMU_READ_RDTSC, 0}};   /* a repeated read shares a register */
+    for (int bmi2 = 0; bmi2 < 2; bmi2++) {
+        codegen_params p = base_params(add2, sizeof add2, 2);
+        p.no_mem = true;
+        p.bmi2 = bmi2;
+        p.reads = six;
+        p.n_reads = 7;
+        codegen_prog pr;
+        char err[256] = "";
+        if (codegen_build(&p, &pr, err, sizeof err))
+            fail_msg("codegen_build: %s", err);   /* built, not called: rdpmc */
+        ZydisDecoder dec;
+        ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+        size_t off = pr.copies_end, last_read = 0, first_mem = 0;
+        int reads = 0;
+        while (off < pr.code_len) {
+            ZydisDecodedInstruction in;
+            ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+            assert_true(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, pr.base + off,
+                                                            pr.code_len - off, &in, ops)));
+            if (in.mnemonic == ZYDIS_MNEMONIC_RDPMC || in.mnemonic == ZYDIS_MNEMONIC_RDTSC) {
+                last_read = off;
+                reads++;
+            }
+            for (unsigned k = 0; k < in.operand_count && !first_mem; k++)
+                if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[k].mem.type != ZYDIS_MEMOP_TYPE_AGEN)
+                    first_mem = off;
+            if (in.mnemonic == ZYDIS_MNEMONIC_RET)
+                break;
+            off += in.length;
+        }
+        assert_int_equal(reads, 6);
+        assert_true(first_mem > last_read);
+        codegen_free(&pr);
+    }
+}
+
+static const uint8_t NOP15[] = {0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x2E, 0x0F,
+                                0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00};
+
+/* -df lays out nanoBench's drain: after code_init (and mov r15) lfence, 189
+ * one-byte NOPs, 64 fifteen-byte NOPs, then the alignment NOPs before the
+ * first counter read; 64 fifteen-byte NOPs after code_late_init; after the
+ * loop lfence, 61 fifteen-byte NOPs and three NOPs ending on a 32-byte
+ * boundary, right before the last counter read. */
+static void test_drain_as_nanobench(void **state)
+{
+    (void)state;
+    static const uint8_t add2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};
+    static const uint8_t init[] = {0x90, 0x90};
+    for (long off = 0; off < 64; off += 21) {
+        codegen_params p = base_params(add2, sizeof add2, 3);
+        p.df = true;
+        p.loop_count = 2;
+        p.alignment_offset = off;
+        p.init = init, p.init_len = sizeof init;
+        codegen_prog pr;
+        build_and_call(&p, &pr);
+        const uint8_t *c = pr.base + pr.init_off + sizeof init;
+        assert_memory_equal(c, ((const uint8_t[]){0x49, 0xC7, 0xC7, 2, 0, 0, 0}), 7);  /* mov r15, 2 */
+        c += 7;
+        assert_memory_equal(c, ((const uint8_t[]){0x0F, 0xAE, 0xE8}), 3);
+        c += 3;
+        for (int i = 0; i < 189; i++)
+            assert_int_equal(c[i], 0x90);
+        c += 189;
+        for (int i = 0; i < 64; i++)
+            assert_memory_equal(c + 15 * i, NOP15, 15);
+        /* late_init (empty) is followed by 64 NOP15s, then the first copy */
+        const uint8_t *l = pr.base + pr.late_init_off;
+        for (int i = 0; i < 64; i++)
+            assert_memory_equal(l + 15 * i, NOP15, 15);
+        assert_ptr_equal(l + 64 * 15, pr.base + pr.copies_off);
+        assert_int_equal((uintptr_t)(pr.base + pr.copies_off) % 64, (uintptr_t)off);
+        /* after dec r15; jnz rel32: lfence, 61 NOP15s, NOPs to a 32-byte boundary */
+        const uint8_t *t = pr.base + pr.copies_end + 3 + 6;
+        assert_memory_equal(t, ((const uint8_t[]){0x0F, 0xAE, 0xE8}), 3);
+        for (int i = 0; i < 61; i++)
+            assert_memory_equal(t + 3 + 15 * i, NOP15, 15);
+        /* then the last counter read: lfence; rdtsc after parking RAX..RDX
+         * (3 RIP-relative stores of 7 bytes) on a 32-byte boundary */
+        const uint8_t *end = t + 3 + 61 * 15;
+        size_t pad = 0;
+        while (((uintptr_t)(end + pad)) % 32 != 0 || pad < 14)
+            pad++;
+        assert_true(pad >= 14 && pad <= 45);
+        assert_memory_equal(end + pad + 21, ((const uint8_t[]){0x0F, 0xAE, 0xE8, 0x0F, 0x31}), 5);
+        codegen_free(&pr);
+    }
+}
+
+/* NOPs of 10 to 15 bytes as nanoBench's NOPS table has them.  Without -df
+ * and a loop the alignment NOPs run from code_init's end to the first
+ * counter read (62 bytes of one rdtsc read in memory mode), in 15-byte pieces
+ * and the rest. */
+static void test_long_nops(void **state)
+{
+    (void)state;
+    bool seen[16] = {false};
+    for (long off = 0; off < 64; off++) {
+        codegen_params p = base_params((const uint8_t[]){0x90}, 1, 1);
+        p.alignment_offset = off;
+        codegen_prog pr;
+        build_and_call(&p, &pr);
+        const uint8_t *n = pr.base + pr.init_off, *end = pr.base + pr.copies_off - 62;
+        assert_memory_equal(end, ((const uint8_t[]){0x48, 0x89, 0x05}), 3);  /* mov [rip+], rax */
+        while (n < end) {
+            size_t k = end - n > 15 ? 15 : (size_t)(end - n);
+            if (k >= 10) {
+                seen[k] = true;
+                for (size_t i = 0; i < k - 9; i++)
+                    assert_int_equal(n[i], 0x66);
+                assert_memory_equal(n + k - 9, NOP15 + 6, 9);
+            }
+            n += k;
+        }
+        codegen_free(&pr);
+    }
+    for (int k = 10; k <= 15; k++)
+        assert_true(seen[k]);
+}
+
+/* The prologue's register state (issue 14, item 19), as decoded: fninit,
+ * ldmxcsr, then vzeroall with AVX (else pxor of XMM0-15), with AVX-512
+ * vpxord of ZMM16-31 and kxorw of k0-k7.  Built, not called, so it holds on
+ * any host. */
+static void test_prologue_clears_state(void **state)
+{
+    (void)state;
+    for (int isa = 0; isa < 3; isa++) {
+        codegen_params p = base_params((const uint8_t[]){0x90}, 1, 1);
+        p.avx = isa >= 1;
+        p.avx512 = isa == 2;
+        codegen_prog pr;
+        char err[256] = "";
+        if (codegen_build(&p, &pr, err, sizeof err))
+            fail_msg("codegen_build: %s", err);
+        assert_int_equal(pr.data->mxcsr_init, 0x1F80);
+        ZydisDecoder dec;
+        ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+        int fninit = 0, ldmxcsr = 0, vzeroall = 0, pxor = 0, zmm = 0, kxor = 0;
+        for (size_t off = 0; off < pr.init_off;) {
+            ZydisDecodedInstruction in;
+            ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+            assert_true(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, pr.base + off,
+                                                            pr.init_off - off, &in, ops)));
+            ZydisRegister r0 = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? ops[0].reg.value
+                                                                          : ZYDIS_REGISTER_NONE;
+            int uses = 0;   /* explicit operands naming r0: 3 for "op x, x, x" */
+            for (unsigned k = 0; k < in.operand_count_visible; k++)
+                uses += ops[k].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[k].reg.value == r0;
+            bool same = uses >= 2;
+            switch (in.mnemonic) {
+            case ZYDIS_MNEMONIC_FNINIT: fninit++; break;
+            case ZYDIS_MNEMONIC_LDMXCSR: ldmxcsr++; break;
+            case ZYDIS_MNEMONIC_VZEROALL: vzeroall++; break;
+            case ZYDIS_MNEMONIC_PXOR:
+                pxor += same && r0 == (ZydisRegister)(ZYDIS_REGISTER_XMM0 + pxor);
+                break;
+            case ZYDIS_MNEMONIC_VPXORD:
+                zmm += uses == 3 && r0 == (ZydisRegister)(ZYDIS_REGISTER_ZMM16 + zmm);
+                break;
+            case ZYDIS_MNEMONIC_KXORW:
+                kxor += uses == 3 && r0 == (ZydisRegister)(ZYDIS_REGISTER_K0 + kxor);
+                break;
+            default: break;
+            }
+            off += in.length;
+        }
+        assert_int_equal(fninit, 1);
+        assert_int_equal(ldmxcsr, 1);
+        assert_int_equal(vzeroall, isa >= 1);
+        assert_int_equal(pxor, isa == 0 ? 16 : 0);
+        assert_int_equal(zmm, isa == 2 ? 16 : 0);
+        assert_int_equal(kxor, isa == 2 ? 8 : 0);
+        codegen_free(&pr);
+    }
 }
 
 int main(void)
@@ -231,7 +418,10 @@ int main(void)
         cmocka_unit_test(test_loop_count),
         cmocka_unit_test(test_magic_pause),
         cmocka_unit_test(test_too_big_is_refused),
-        cmocka_unit_test(test_drain_adds_nops),
+        cmocka_unit_test(test_no_mem_window),
+        cmocka_unit_test(test_prologue_clears_state),
+        cmocka_unit_test(test_drain_as_nanobench),
+        cmocka_unit_test(test_long_nops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

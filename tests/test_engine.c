@@ -35,7 +35,7 @@ static const uint8_t IMUL[] = {0x48, 0x0f, 0xaf, 0xc0};               /* imul ra
 static const uint8_t LOAD[] = {0x48, 0x8b, 0x00};                     /* mov rax, [rax] */
 static const uint8_t LOAD_INIT[] = {
     0x4c, 0x89, 0xf0,             /* mov rax, r14 */
-    0x48, 0x83, 0xe8, 0x08,       /* sub rax, 8 */
+    0x48, 0x83, 0xc0, 0x08,       /* add rax, 8 (R14 is its area's start) */
     0x48, 0x89, 0x00,             /* mov [rax], rax */
 };
 
@@ -217,8 +217,8 @@ static void test_no_normalization_and_one_time_init(void **state)
 {
     (void)state;
     /* one_time_init writes the self-pointer once; init leaves RAX at it */
-    static const uint8_t once[] = {0x4c, 0x89, 0xf0, 0x48, 0x83, 0xe8, 0x08, 0x48, 0x89, 0x00};
-    static const uint8_t init[] = {0x4c, 0x89, 0xf0, 0x48, 0x83, 0xe8, 0x08};
+    static const uint8_t once[] = {0x4c, 0x89, 0xf0, 0x48, 0x83, 0xc0, 0x08, 0x48, 0x89, 0x00};
+    static const uint8_t init[] = {0x4c, 0x89, 0xf0, 0x48, 0x83, 0xc0, 0x08};
     bench_code c = {.code = LOAD, .code_len = sizeof LOAD, .init = init,
                     .init_len = sizeof init, .one_time_init = once,
                     .one_time_init_len = sizeof once};
@@ -362,9 +362,12 @@ static void test_report_format(void **state)
     assert_string_equal(buf,
         "CORE_CYCLES: 2.00\nUOPS_PORT_7: 0.00\nLOADS: unavailable\n"
         "CORE_CYCLES: 2.00 [2.00;2.00]\nLOADS: unavailable\n"
-        "CORE_CYCLES (run 1, 1000 copies): 1.00 2.00\n"
-        "CORE_CYCLES (run 2, 2000 copies): 3.00 4.00\n"
-        "UOPS_PORT_7 (run 1, 1000 copies):\nUOPS_PORT_7 (run 2, 2000 copies):\n"
+        "\nRDTSC and fixed-function counter results (unroll_count=1000, loop_count=0):\n\n"
+        "\t               Ctr0        Ctr1\n\trun 0:            1           0\n"
+        "\trun 1:            2           0\n\n"
+        "RDTSC and fixed-function counter results (unroll_count=2000, loop_count=0):\n\n"
+        "\t               Ctr0        Ctr1\n\trun 0:            3           0\n"
+        "\trun 1:            4           0\n\n"
         "CORE_CYCLES: 2.00\nUOPS_PORT_7: 0.00\nLOADS: unavailable\n");
     free(buf);
 }

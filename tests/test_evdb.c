@@ -365,6 +365,42 @@ static void test_select_override(void **state)
     assert_string_equal(u, "Skylake");
     assert_int_equal(evdb_select(&ci, "Skylak", &u, &err), NB_EUSAGE);
     assert_non_null(strstr(err.message, "Skylak"));
+    assert_non_null(strstr(err.message, "closest: Skylake"));
+}
+
+/* Every microarchitecture name of nanoBench's configs/cfg_<name>_*.txt that
+ * nb has a table for is accepted by -uarch (nanoBench's Core has none). */
+static void test_nanobench_uarch_names(void **state)
+{
+    (void)state;
+    static const char *const pairs[][2] = {
+        {"Westmere", "WestmereEPSP"}, {"Nehalem", "NehalemEP"}, {"Tremont", "ElkhartLake"},
+        {"Zen", "Zen1"}, {"XeonScalable", "SkylakeX"},
+        {"MeteorLakeP_RedwoodCove", "MeteorLakeP"}, {"MeteorLakeE_Crestmont", "MeteorLakeE"},
+        {"ArrowLakeP_LionCove", "ArrowLakeP"}, {"ArrowLakeE_Skymont", "ArrowLakeE"},
+        {"AlderLakeE", "AlderLakeE"}, {"AlderLakeP", "AlderLakeP"}, {"Bonnell", "Bonnell"},
+        {"Broadwell", "Broadwell"}, {"CascadeLakeX", "CascadeLakeX"},
+        {"EmeraldRapids", "EmeraldRapids"}, {"GoldmontPlus", "GoldmontPlus"},
+        {"Goldmont", "Goldmont"}, {"Haswell", "Haswell"}, {"IceLake", "IceLake"},
+        {"IvyBridge", "IvyBridge"}, {"KnightsLanding", "KnightsLanding"},
+        {"SandyBridge", "SandyBridge"}, {"Silvermont", "Silvermont"}, {"SkylakeX", "SkylakeX"},
+        {"Skylake", "Skylake"}, {"TigerLake", "TigerLake"}, {"zen", "Zen1"},
+    };
+    cpu_info ci = make_cpu(A, 0x1A, 0x02, 1, 0, 0);
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const char *u = NULL;
+        nb_config_error err;
+        if (evdb_select(&ci, pairs[i][0], &u, &err) != 0)
+            fail_msg("-uarch %s refused: %s", pairs[i][0], err.message);
+        assert_string_equal(u, pairs[i][1]);
+        assert_true(evdb_count(u, EVDB_SET_COMMON) > 0);
+    }
+    const char *u;
+    nb_config_error err;
+    assert_int_equal(evdb_select(&ci, "ArrowLakeE_Skymnot", &u, &err), NB_EUSAGE);
+    assert_non_null(strstr(err.message, "closest: ArrowLakeE_Skymont"));
+    assert_int_equal(evdb_select(&ci, "Tremnot", &u, &err), NB_EUSAGE);
+    assert_non_null(strstr(err.message, "Tremont"));
 }
 
 static void test_rapl(void **state)
@@ -442,6 +478,35 @@ static void test_listings(void **state)
     free(s);
 }
 
+/* -events as nanoBench users type it: nb's own clock names, blanks after
+ * commas, and every unknown name reported with its closest names. */
+static void test_events_clock_names_blanks_all_unknown(void **state)
+{
+    (void)state;
+    nb_event_list l = {0};
+    nb_config_error err;
+    assert_int_equal(evdb_parse_events("Skylake", " CORE_CYCLES, RDTSC,UOPS_ISSUED.ANY ,\tINST_RETIRED.ANY_P ",
+                                       &l, &err), 0);
+    assert_int_equal(l.n, 3);   /* RDTSC is the clock line, not an event */
+    assert_string_equal(l.v[0].name, "CORE_CYCLES");
+    assert_int_equal(l.v[0].evtsel, 0x3C);
+    assert_int_equal(l.v[0].umask, 0x00);
+    assert_string_equal(l.v[1].name, "UOPS_ISSUED.ANY");
+    assert_string_equal(l.v[2].name, "INST_RETIRED.ANY_P");
+    event_list_free(&l);
+    assert_int_equal(evdb_parse_events("Zen1", "core_cycles", &l, &err), 0);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.v[0].evtsel, 0x76);
+    event_list_free(&l);
+    assert_int_equal(evdb_parse_events("Skylake", "INST_RETIRED.ANY, UOPS_ISSUED.ANY, FOO_BAR",
+                                       &l, &err), NB_EINPUT);
+    assert_non_null(strstr(err.message, "'INST_RETIRED.ANY'"));
+    assert_non_null(strstr(err.message, "INST_RETIRED.ANY_P"));
+    assert_non_null(strstr(err.message, "'FOO_BAR'"));
+    assert_null(strstr(err.message, "'UOPS_ISSUED.ANY'"));
+    event_list_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +520,8 @@ int main(void)
         cmocka_unit_test(test_every_event_round_trips),
         cmocka_unit_test(test_sets_and_fallback),
         cmocka_unit_test(test_select_override),
+        cmocka_unit_test(test_events_clock_names_blanks_all_unknown),
+        cmocka_unit_test(test_nanobench_uarch_names),
         cmocka_unit_test(test_rapl),
         cmocka_unit_test(test_listings),
     };

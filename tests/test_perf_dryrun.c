@@ -9,6 +9,7 @@
 
 #include "pmu/advice.h"
 #include "pmu/common.h"
+#include "sys/error.h"
 #include "sys/status.h"
 
 static void test_intel_encoding(void **st)
@@ -77,17 +78,34 @@ static void test_no_fixed_group_without_option(void **st)
     assert_int_equal(plan.n_groups, 0);
 }
 
+/* nanoBench's configs pin some events to counters a CPU lacks (CTR=37 on
+ * Skymont): such an event is skipped with a warning, the others are planned. */
 static void test_ctr_out_of_range(void **st)
 {
     (void)st;
     cpu_info ci = fx_skylake_x();
     pmu_config cfg = fx_config(&ci, 0, false);
-    nb_event ev = fx_event("X", 0x48, 0x01);
-    ev.ctr = 4;
+    nb_event ev[2] = {fx_event("X", 0x48, 0x01), fx_event("Y", 0x0E, 0x01)};
+    ev[0].ctr = 4;
     pmu_plan plan;
-    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan), NB_EINPUT);
-    assert_non_null(strstr(pmu_last_error(), "CTR=4"));
-    assert_non_null(strstr(pmu_last_error(), "4 programmable counters"));
+    char *msg = NULL;
+    size_t len = 0;
+    FILE *diag = open_memstream(&msg, &len);
+    assert_non_null(diag);
+    nb_diag_redirect(diag);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, 2, &plan), 0);
+    nb_diag_redirect(NULL);
+    fclose(diag);
+    assert_non_null(strstr(msg, "X: CTR=4"));
+    assert_non_null(strstr(msg, "4 programmable counters"));
+    assert_non_null(strstr(msg, "skipped"));
+    free(msg);
+    size_t n = 0;
+    for (size_t g = 0; g < plan.n_groups; g++)
+        for (size_t i = 0; i < plan.groups[g].n_events; i++, n++)
+            assert_string_equal(plan.groups[g].events[i].name, "Y");
+    assert_int_equal(n, 1);
+    fx_plan_free(&plan);
 }
 
 static void test_two_extra_msrs_rejected(void **st)
@@ -149,7 +167,46 @@ static void test_offcore_on_wrong_event(void **st)
     nb_event ev = fx_event("WRONG", 0x0E, 0x01);
     ev.has_msr_rsp0 = true, ev.msr_rsp0 = 1;
     char *text = fx_dry_run(&pmu_perf_backend, &cfg, &ev, 1);
-    assert_non_null(strstr(text, "error=WRONG: the kernel writes MSR_OFFCORE_RSP_0 only for event 0xB7"));
+    assert_non_null(strstr(text, "error=WRONG: the kernel writes MSR_OFFCORE_RSP_0 (config1) only for event 0xB7 or 0x2A"));
+    free(text);
+}
+
+/* Offcore response through config1 as the kernel's extra_regs map it: 0x2A
+ * and 0x2B (Golden Cove, Lion Cove, Granite Rapids: OCR events) and Atom's
+ * 0xB7 umask 0x02 for RSP_1, besides 0xB7/0xBB; load latency opened without
+ * large PEBS (wakeup_events=1), which would take user rdpmc away. */
+static void test_offcore_ocr_and_load_latency(void **st)
+{
+    (void)st;
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 0, false);
+    nb_event ev[4] = {fx_event("OCR.DEMAND_DATA_RD.ANY_RESPONSE", 0x2A, 0x01),
+                      fx_event("OCR1", 0x2B, 0x01), fx_event("ATOM_RSP1", 0xB7, 0x02),
+                      fx_event("LOAD_LATENCY_GT_16", 0xCD, 0x01)};
+    ev[0].has_msr_rsp0 = true, ev[0].msr_rsp0 = 0x10001;
+    ev[1].has_msr_rsp1 = true, ev[1].msr_rsp1 = 0x10002;
+    ev[2].has_msr_rsp1 = true, ev[2].msr_rsp1 = 0x10004;
+    ev[3].has_msr_3f6h = true, ev[3].msr_3f6h = 0x10;
+    for (int i = 0; i < 4; i++) {
+        char *text = fx_dry_run(&pmu_perf_backend, &cfg, &ev[i], 1);
+        if (strstr(text, "error="))
+            fail_msg("%s refused: %s", ev[i].name, text);
+        free(text);
+    }
+    char *text = fx_dry_run(&pmu_perf_backend, &cfg, &ev[0], 1);
+    assert_non_null(strstr(text, "config=0x12a\nconfig1=0x10001\n"));
+    free(text);
+    text = fx_dry_run(&pmu_perf_backend, &cfg, &ev[2], 1);
+    assert_non_null(strstr(text, "config1=0x10004\n"));
+    assert_non_null(strstr(text, "MSR 0x1A7"));
+    free(text);
+    text = fx_dry_run(&pmu_perf_backend, &cfg, &ev[3], 1);
+    assert_non_null(strstr(text, "precise_ip=1\nwakeup_events=1\n"));
+    free(text);
+    nb_event rsp1_on_2a = ev[0];
+    rsp1_on_2a.has_msr_rsp0 = false, rsp1_on_2a.has_msr_rsp1 = true;
+    text = fx_dry_run(&pmu_perf_backend, &cfg, &rsp1_on_2a, 1);
+    assert_non_null(strstr(text, "error="));
     free(text);
 }
 
@@ -263,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_intel_topdown_dry_run),
         cmocka_unit_test(test_amd_dry_run),
         cmocka_unit_test(test_offcore_on_wrong_event),
+        cmocka_unit_test(test_offcore_ocr_and_load_latency),
         cmocka_unit_test(test_rdpmc_switch),
         cmocka_unit_test(test_real_open),
     };

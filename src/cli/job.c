@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "events/evdb.h"
+#include "harness/check.h"
 #include "sys/fileio.h"
 #include "sys/status.h"
 
@@ -96,6 +97,16 @@ int job_load_code(nb_job *j, const nb_options *o, FILE *diag)
             fprintf(diag, "nb: -code: %s: empty file\n", o->code);
             rc = NB_EINPUT;
         }
+    }
+    /* Code that writes the registers the program keeps state in while it
+     * runs (harness/check.h): the loop counter, -no_mem's counters. */
+    check_rules rules = {.loop = o->loop_count > 0, .no_mem = o->no_mem};
+    static const int live[] = {FRAG_LATE_INIT, FRAG_CODE};
+    for (size_t i = 0; rc == 0 && i < sizeof live / sizeof live[0]; i++) {
+        nb_error e;
+        nb_error_clear(&e);
+        if ((rc = check_code(&j->fr[live[i]].code, j->fr[live[i]].origin, rules, &e)) != 0)
+            nb_error_print(diag, &e);
     }
     return rc;
 }

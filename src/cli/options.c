@@ -310,8 +310,11 @@ void options_print_help(FILE *f)
         snprintf(lhs, sizeof lhs, "-%s%s%s", opts[i].name, opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
         fprintf(f, "  %-30s %s\n", lhs, opts[i].help);
     }
-    fprintf(f, "\nMemory: R14, RDI, RSI, RBP and RSP point to the middle of their own areas\n"
-               "(1 MB each; R14's set by -r14_size); the other registers start at 0.\n"
+    fprintf(f, "\nMemory: R14 points to the start of its area ([R14+addr], addr below\n"
+               "-r14_size, default 1 MB); RDI, RSI, RBP and RSP to the middle of their own\n"
+               "(1 MB each); every area has no-access guard pages on both sides.  The other\n"
+               "registers start at 0, vector and mask registers at 0, MXCSR and x87 at their\n"
+               "defaults.\n"
                "With -loop_count > 0 the code must not modify R15 (the loop counter).\n");
 }
 

@@ -6,16 +6,25 @@
  * config_walk_text so that a data file nb accepts at build time is, by
  * construction, a file nb accepts at run time.
  *
- * Numbers: the event select and umask are hex without a prefix (nanoBench
- * writes "0E.01", AMD selects above 0xFF as three digits "1C0.01").  CMSK and
- * CTR are decimal; MSR_* values are decimal or 0x-prefixed hex.  In msr
+ * A config line is read as nanoBench reads it: the spec is everything up to
+ * the first space or tab, the rest of the line (trimmed; spaces allowed) is
+ * the name, and a line with no name is named by its spec.  Modifiers nb does
+ * not know are ignored with a warning in config files (nanoBench ignores
+ * them silently); typed names (-events) stay strict.
+ *
+ * Numbers: the event select and umask are hex, "0x" optional (nanoBench
+ * writes "0E.01", AMD selects above 0xFF as three digits "1C0.01").  CMSK,
+ * CTR and MSR_* values are read as C's strtoul with base 0 reads them:
+ * 0x-prefixed hex, 0-prefixed octal, else decimal.  In msr
  * configs addresses and values are hex with an optional 0x ("msr_700",
  * "msr_0xE01"), as in nanoBench's own uncore example. */
 #include "events/events.h"
+#include "sys/error.h"
 #include "sys/status.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,21 +64,23 @@ static bool parse_hex_exact(const char *s, size_t n, size_t maxdigits, uint64_t 
     return true;
 }
 
-/* num := '0x' hex{1,16} | dec, the whole of [s, s+n). */
+/* num := '0x' hex{1,16} | '0' oct* | dec, the whole of [s, s+n): C's base-0
+ * convention, as nanoBench's strtoul(.., 0) reads modifier values. */
 static bool parse_num(const char *s, size_t n, uint64_t *out)
 {
     if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
         return parse_hex_exact(s + 2, n - 2, 16, out);
-    if (n == 0 || n > 20)
+    if (n == 0 || n > 22)
         return false;
+    unsigned base = s[0] == '0' ? 8 : 10;
     uint64_t v = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)s[i]))
+        unsigned d = (unsigned)((unsigned char)s[i] - '0');
+        if (d >= base)
             return false;
-        uint64_t d = (uint64_t)(s[i] - '0');
-        if (v > (UINT64_MAX - d) / 10)
+        if (v > (UINT64_MAX - d) / base)
             return false;
-        v = v * 10 + d;
+        v = v * base + d;
     }
     *out = v;
     return true;
@@ -93,8 +104,13 @@ static bool is_word(const char *t, size_t n, const char *w)
 }
 
 /* modifier := 'CMSK=' num | 'AnyT' | 'EDG' | 'INV' | 'TakenAlone' | 'CTR=' num
- *           | ('MSR_3F6H' | 'MSR_PF' | 'MSR_RSP0' | 'MSR_RSP1') '=' num */
-static int apply_modifier(const char *t, size_t n, nb_event *ev, nb_config_error *err)
+ *           | ('MSR_3F6H' | 'MSR_PF' | 'MSR_RSP0' | 'MSR_RSP1') '=' num
+ * With warn_at (a config file's "FILE:LINE"), an unknown modifier is ignored
+ * with a warning, as nanoBench ignores it; without, it is an error.  A CTR=
+ * beyond the CPU's counters is judged where the counters are known
+ * (pmu_common_plan). */
+static int apply_modifier(const char *t, size_t n, nb_event *ev, nb_config_error *err,
+                          const char *warn_at)
 {
     const char *v;
     size_t vn;
@@ -104,8 +120,8 @@ static int apply_modifier(const char *t, size_t n, nb_event *ev, nb_config_error
             return fail(err, "CMSK wants a number 0..255, got '%.*s'", (int)vn, v);
         ev->cmask = (uint8_t)x;
     } else if (key_value(t, n, "CTR", &v, &vn)) {
-        if (!parse_num(v, vn, &x) || x > 31)
-            return fail(err, "CTR wants a counter number 0..31, got '%.*s'", (int)vn, v);
+        if (!parse_num(v, vn, &x) || x > INT_MAX)
+            return fail(err, "CTR wants a counter number, got '%.*s'", (int)vn, v);
         ev->ctr = (int)x;
     } else if (is_word(t, n, "AnyT")) {
         ev->any = true;
@@ -128,6 +144,10 @@ static int apply_modifier(const char *t, size_t n, nb_event *ev, nb_config_error
             *val[i] = x;
             return 0;
         }
+        if (warn_at) {
+            nb_warn("%s: unknown modifier '%.*s' ignored", warn_at, (int)n, t);
+            return 0;
+        }
         return fail(err, "unknown modifier '%.*s' (expected CMSK=, AnyT, EDG, INV, "
                          "TakenAlone, CTR=, MSR_3F6H=, MSR_PF=, MSR_RSP0=, MSR_RSP1=)",
                     (int)n, t);
@@ -135,22 +155,32 @@ static int apply_modifier(const char *t, size_t n, nb_event *ev, nb_config_error
     return 0;
 }
 
-int event_apply_modifiers(const char *mods, nb_event *ev, nb_config_error *err)
+/* mods := modifier ('.' modifier)*; see apply_modifier for warn_at.  An
+ * empty modifier ("0E.01..INV") is an error when strict, ignored with a
+ * warning in a config file. */
+static int apply_modifiers(const char *mods, nb_event *ev, nb_config_error *err,
+                           const char *warn_at)
 {
     const char *p = mods;
-    while (*p) {
+    for (;;) {
         const char *dot = strchr(p, '.');
         size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        if (n == 0)
-            return fail(err, "empty modifier in '%s'", mods);
-        int rc = apply_modifier(p, n, ev, err);
-        if (rc)
+        int rc = 0;
+        if (n > 0)
+            rc = apply_modifier(p, n, ev, err, warn_at);
+        else if (warn_at)
+            nb_warn("%s: empty modifier in '%s' ignored", warn_at, mods);
+        else
+            rc = fail(err, "empty modifier in '%s'", mods);
+        if (rc || !dot)
             return rc;
-        p += n;
-        if (*p == '.' && !*++p)
-            return fail(err, "empty modifier at the end of '%s'", mods);
+        p = dot + 1;
     }
-    return 0;
+}
+
+int event_apply_modifiers(const char *mods, nb_event *ev, nb_config_error *err)
+{
+    return apply_modifiers(mods, ev, err, NULL);
 }
 
 static void event_init(nb_event *ev)
@@ -170,8 +200,18 @@ static int set_name(char *dst, const char *name, size_t n, nb_config_error *err)
     return 0;
 }
 
-/* spec := hex{1,3} '.' hex{1,2} ('.' modifier)*   (the spec token only) */
-static int parse_spec_token(const char *s, size_t n, nb_event *ev, nb_config_error *err)
+/* hexnum := ('0x')? hex{1,maxdigits}: nanoBench reads the event select and
+ * umask with strtoul(.., 16), which takes the prefix too. */
+static bool parse_hex_field(const char *s, size_t n, size_t maxdigits, uint64_t *out)
+{
+    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        return parse_hex_exact(s + 2, n - 2, maxdigits, out);
+    return parse_hex_exact(s, n, maxdigits, out);
+}
+
+/* spec := hexnum '.' hexnum ('.' modifier)*   (the spec token only) */
+static int parse_spec_token(const char *s, size_t n, nb_event *ev, nb_config_error *err,
+                            const char *warn_at)
 {
     const char *end = s + n;
     const char *d1 = memchr(s, '.', n);
@@ -180,9 +220,9 @@ static int parse_spec_token(const char *s, size_t n, nb_event *ev, nb_config_err
     const char *d2 = memchr(d1 + 1, '.', (size_t)(end - d1 - 1));
     const char *uend = d2 ? d2 : end;
     uint64_t sel, umask;
-    if (!parse_hex_exact(s, (size_t)(d1 - s), 3, &sel))
+    if (!parse_hex_field(s, (size_t)(d1 - s), 3, &sel))
         return fail(err, "bad event select '%.*s' (1 to 3 hex digits)", (int)(d1 - s), s);
-    if (!parse_hex_exact(d1 + 1, (size_t)(uend - d1 - 1), 2, &umask))
+    if (!parse_hex_field(d1 + 1, (size_t)(uend - d1 - 1), 2, &umask))
         return fail(err, "bad umask '%.*s' (1 or 2 hex digits)", (int)(uend - d1 - 1), d1 + 1);
     ev->evtsel = (uint16_t)sel;
     ev->umask = (uint8_t)umask;
@@ -194,9 +234,9 @@ static int parse_spec_token(const char *s, size_t n, nb_event *ev, nb_config_err
         return fail(err, "modifiers too long");
     memcpy(mods, d2 + 1, mn);
     mods[mn] = '\0';
-    if (mn == 0)
+    if (mn == 0 && !warn_at)
         return fail(err, "empty modifier after '%.*s'", (int)n, s);
-    return event_apply_modifiers(mods, ev, err);
+    return apply_modifiers(mods, ev, err, warn_at);
 }
 
 static const char *skip_ws(const char *p, const char *end)
@@ -225,18 +265,17 @@ int event_parse_spec(const char *spec, const char *name, nb_event *ev, nb_config
     const char *se = skip_token(s, end);
     if (s == se)
         return fail(err, "empty event spec");
-    int rc = parse_spec_token(s, (size_t)(se - s), ev, err);
+    int rc = parse_spec_token(s, (size_t)(se - s), ev, err, NULL);
     if (rc)
         return rc;
-    const char *r = skip_ws(se, end);
     if (name)
         return set_name(ev->name, name, strlen(name), err);
-    if (r < end) {   /* "0E.01 UOPS_ISSUED.ANY": the trailing word names it */
-        const char *re = skip_token(r, end);
-        if (skip_ws(re, end) != end)
-            return fail(err, "unexpected text after the event name");
+    /* "0E.01 UOPS_ISSUED.ANY": the rest names it, as on a config line */
+    const char *r = skip_ws(se, end), *re = end;
+    while (re > r && isspace((unsigned char)re[-1]))
+        re--;
+    if (r < re)
         return set_name(ev->name, r, (size_t)(re - r), err);
-    }
     return set_name(ev->name, s, (size_t)(se - s), err);
 }
 
@@ -292,23 +331,22 @@ static int walk_lines(const char *text, const char *file, line_fn per_line, void
     return 0;
 }
 
-/* line := spec ws+ Name */
-static int split_spec_name(const char *b, size_t n, const char **spec, size_t *sn,
-                           const char **name, size_t *nn, nb_config_error *err)
+/* line := spec ([ \t]+ Name)?   Name: the rest of the line, spaces allowed;
+ * without one the spec names the event (nanoBench's rule).  The body comes
+ * trimmed from walk_lines. */
+static void split_spec_name(const char *b, size_t n, size_t *sn, const char **name, size_t *nn)
 {
     const char *end = b + n;
     const char *se = skip_token(b, end);
     const char *nm = skip_ws(se, end);
-    if (nm == end)
-        return fail(err, "'%.*s' has no name (expected: spec Name)", (int)n, b);
-    const char *ne = skip_token(nm, end);
-    if (ne != end)
-        return fail(err, "unexpected text after the name '%.*s'", (int)(ne - nm), nm);
-    *spec = b;
     *sn = (size_t)(se - b);
-    *name = nm;
-    *nn = (size_t)(ne - nm);
-    return 0;
+    if (nm == end) {
+        *name = b;
+        *nn = *sn;
+    } else {
+        *name = nm;
+        *nn = (size_t)(end - nm);
+    }
 }
 
 typedef struct {
@@ -320,14 +358,15 @@ static int event_line(void *vctx, const char *b, size_t n, int line, const char 
                       nb_config_error *err)
 {
     walk_ctx *w = vctx;
-    const char *spec = NULL, *name = NULL;
+    const char *name = NULL;
     size_t sn = 0, nn = 0;
-    int rc = split_spec_name(b, n, &spec, &sn, &name, &nn, err);
-    if (rc)
-        return rc;
+    split_spec_name(b, n, &sn, &name, &nn);
+    char where[300];
+    snprintf(where, sizeof where, "%s:%d", err && err->file[0] ? err->file : "<config>", line);
     nb_event ev;
     event_init(&ev);
-    if ((rc = parse_spec_token(spec, sn, &ev, err)) || (rc = set_name(ev.name, name, nn, err)))
+    int rc;
+    if ((rc = parse_spec_token(b, sn, &ev, err, where)) || (rc = set_name(ev.name, name, nn, err)))
         return rc;
     rc = w->fn(w->ctx, &ev, line, comment);
     if (rc && err) {

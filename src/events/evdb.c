@@ -7,6 +7,7 @@
 #include "events/evdb_tables.h"
 #include "sys/status.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +35,45 @@ static bool set_matches(const evdb_table_def *t, evdb_set set)
     return strncmp(t->set, "all", 3) == 0;
 }
 
-const char *evdb_uarch_find(const char *name)
+/* nanoBench's names (its configs/cfg_<name>_*.txt) that differ from nb's
+ * table names.  nanoBench's Tremont config comes from Intel's Elkhart Lake
+ * events, its Westmere config covers models 0x25 and 0x2C (Intel's WSM-EP-SP
+ * table covers both), its XeonScalable config is Skylake-SP's.  nanoBench's
+ * Core (Core 2) has no table in nb. */
+static const struct {
+    const char *alias, *uarch;
+} uarch_aliases[] = {
+    {"Nehalem", "NehalemEP"},
+    {"Westmere", "WestmereEPSP"},
+    {"Tremont", "ElkhartLake"},
+    {"XeonScalable", "SkylakeX"},
+    {"Zen", "Zen1"},
+    {"MeteorLakeP_RedwoodCove", "MeteorLakeP"},
+    {"MeteorLakeE_Crestmont", "MeteorLakeE"},
+    {"ArrowLakeP_LionCove", "ArrowLakeP"},
+    {"ArrowLakeE_Skymont", "ArrowLakeE"},
+};
+
+static const char *uarch_find_table(const char *name)
 {
-    if (!name)
-        return NULL;
     for (size_t i = 0; i < evdb_n_tables; i++)
         if (strcasecmp(evdb_tables[i].uarch, name) == 0)
             return evdb_tables[i].uarch;
     return NULL;
 }
+
+const char *evdb_uarch_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    const char *u = uarch_find_table(name);
+    for (size_t i = 0; !u && i < sizeof uarch_aliases / sizeof uarch_aliases[0]; i++)
+        if (strcasecmp(uarch_aliases[i].alias, name) == 0)
+            u = uarch_find_table(uarch_aliases[i].uarch);
+    return u;
+}
+
+static void suggest_uarch(const char *name, char *buf, size_t buflen);
 
 cpu_vendor evdb_uarch_vendor(const char *uarch)
 {
@@ -81,8 +112,14 @@ int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
     if (override) {
         *uarch = evdb_uarch_find(override);
         if (!*uarch) {
-            fail(err, "-uarch", "unknown microarchitecture '%s' (nb -list_uarchs lists them)",
-                 override);
+            char sug[160];
+            suggest_uarch(override, sug, sizeof sug);
+            if (sug[0])
+                fail(err, "-uarch", "unknown microarchitecture '%s'; closest: %s "
+                                    "(nb -list_uarchs lists them)", override, sug);
+            else
+                fail(err, "-uarch", "unknown microarchitecture '%s' (nb -list_uarchs lists "
+                                    "them)", override);
             return NB_EUSAGE;
         }
         return 0;
@@ -382,6 +419,49 @@ static void suggest(const char *uarch, const char *name, char *buf, size_t bufle
     }
 }
 
+/* The N_SUGGEST table names and nanoBench aliases nearest to `name`, as
+ * suggest() picks event names; "" when the name is too long to compare. */
+static void suggest_uarch(const char *name, char *buf, size_t buflen)
+{
+    buf[0] = '\0';
+    size_t la = strlen(name);
+    if (la == 0 || la > SUGGEST_MAX_LEN)
+        return;
+    pattern p;
+    pattern_init(&p, name, la);
+    const char *best[N_SUGGEST] = {0};
+    unsigned bestd[N_SUGGEST] = {SUGGEST_MAX_LEN + 1, SUGGEST_MAX_LEN + 1, SUGGEST_MAX_LEN + 1};
+    size_t n_alias = sizeof uarch_aliases / sizeof uarch_aliases[0];
+    for (size_t i = 0; i < evdb_n_tables + n_alias; i++) {
+        const char *s = i < evdb_n_tables ? evdb_tables[i].uarch
+                                          : uarch_aliases[i - evdb_n_tables].alias;
+        bool dup = false;   /* a table name appears once per set */
+        for (int j = 0; j < N_SUGGEST && best[j] && !dup; j++)
+            dup = strcmp(best[j], s) == 0;
+        if (dup)
+            continue;
+        unsigned d = pattern_distance(&p, s, strlen(s));
+        for (int j = 0; j < N_SUGGEST; j++) {
+            if (d < bestd[j]) {
+                for (int m = N_SUGGEST - 1; m > j; m--) {
+                    best[m] = best[m - 1];
+                    bestd[m] = bestd[m - 1];
+                }
+                best[j] = s;
+                bestd[j] = d;
+                break;
+            }
+        }
+    }
+    size_t pos = 0;
+    for (int j = 0; j < N_SUGGEST && best[j]; j++) {
+        int n = snprintf(buf + pos, buflen - pos, "%s%s", j ? ", " : "", best[j]);
+        if (n < 0 || (size_t)n >= buflen - pos)
+            break;
+        pos += (size_t)n;
+    }
+}
+
 /* part := NAME ('.' modifier)* | raw-spec.  The name is the longest prefix,
  * cut at a '.', that the table knows; the rest are modifiers. */
 static int lookup_part(const char *uarch, const char *part, nb_event *ev, nb_config_error *err)
@@ -476,26 +556,75 @@ int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_config_err
     return 0;
 }
 
+/* The names nb prints for its own clock lines.  CORE_CYCLES is the table's
+ * unhalted core cycles event (the tsc backend estimates it); RDTSC is the
+ * time-stamp counter, which the fixed-counter group prints (always on the
+ * tsc backend; -fixed_counters on the others), so it adds no event. */
+static int lookup_clock_name(const char *uarch, const char *name, nb_event *ev, bool *skip)
+{
+    *skip = false;
+    if (strcasecmp(name, "RDTSC") == 0) {
+        *skip = true;
+        return 0;
+    }
+    if (strcasecmp(name, "CORE_CYCLES") != 0 || !uarch)
+        return 1;
+    nb_config_error e;
+    bool amd = evdb_uarch_vendor(uarch) == CPU_VENDOR_AMD;
+    if (event_parse_spec(amd ? "076.00" : "3C.00", "CORE_CYCLES", ev, &e))
+        return 1;
+    return 0;
+}
+
+/* names := name (',' name)*, blanks around a name ignored.  Every unknown
+ * name is reported (each with its closest names), not just the first. */
 int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
                       nb_config_error *err)
 {
     const char *p = names;
+    int first_rc = 0;
+    size_t pos = 0;
+    char all[sizeof err->message];
+    all[0] = '\0';
     for (;;) {
         const char *c = strchr(p, ',');
-        size_t n = c ? (size_t)(c - p) : strlen(p);
+        const char *e = c ? c : p + strlen(p);
+        while (p < e && isspace((unsigned char)*p))
+            p++;
+        while (e > p && isspace((unsigned char)e[-1]))
+            e--;
+        size_t n = (size_t)(e - p);
         char one[512];
         if (n >= sizeof one)
             return fail(err, "-events", "event name too long");
         memcpy(one, p, n);
         one[n] = '\0';
         nb_event ev;
-        int rc = evdb_lookup(uarch, one, &ev, err);
-        if (rc || (rc = event_list_push(out, &ev)))
+        bool skip = false;
+        int rc = lookup_clock_name(uarch, one, &ev, &skip);
+        if (rc) {
+            nb_config_error e1;
+            rc = evdb_lookup(uarch, one, &ev, &e1);
+            if (rc && rc != NB_EINPUT)
+                return rc;
+            if (rc) {
+                if (!first_rc)
+                    first_rc = rc;
+                int k = snprintf(all + pos, sizeof all - pos, "%s%s", pos ? "; " : "",
+                                 e1.message);
+                if (k > 0)
+                    pos = pos + (size_t)k < sizeof all ? pos + (size_t)k : sizeof all - 1;
+            }
+        }
+        if (!rc && !skip && (rc = event_list_push(out, &ev)))
             return rc;
         if (!c)
-            return 0;
+            break;
         p = c + 1;
     }
+    if (first_rc)
+        return fail(err, "-events", "%s", all);
+    return 0;
 }
 
 /* ---- msr configs ---- */
@@ -643,4 +772,70 @@ int evdb_print_cpu_info(FILE *out, const cpu_info *cpu, const char *uarch, const
         fprintf(out, "hypervisor: yes\n");
     fprintf(out, "backend: %s\n", backend ? backend : "unknown");
     return 0;
+}
+
+/* ---- the CPU a table describes ---- */
+
+/* Programmable counters per logical CPU (hyperthreading on) and topdown
+ * slots, where they differ from a big Intel core before Ice Lake (4, none). */
+static const struct {
+    const char *uarch;
+    unsigned n_gp;
+    bool topdown;
+} uarch_counters[] = {
+    {"Bonnell", 2, false}, {"Silvermont", 2, false}, {"KnightsLanding", 2, false},
+    {"AlderLakeE", 6, false}, {"MeteorLakeE", 8, false}, {"ArrowLakeE", 8, false},
+    {"ArrowLakeLPE", 8, false}, {"LunarLakeE", 8, false}, {"PantherLakeE", 8, false},
+    {"NovaLakeE", 8, false}, {"SierraForest", 8, false}, {"ClearwaterForest", 8, false},
+    {"GrandRidge", 8, false},
+    {"IceLake", 8, true}, {"IceLakeX", 8, true}, {"TigerLake", 8, true},
+    {"RocketLake", 8, true}, {"AlderLakeP", 8, true}, {"SapphireRapids", 8, true},
+    {"EmeraldRapids", 8, true}, {"GraniteRapids", 8, true}, {"MeteorLakeP", 8, true},
+    {"ArrowLakeP", 8, true}, {"LunarLakeP", 8, true}, {"PantherLakeP", 8, true},
+    {"NovaLakeP", 8, true},
+};
+
+bool evdb_uarch_cpu(const char *uarch, const cpu_info *host, cpu_info *out)
+{
+    const evdb_cpumap_def *m = NULL;
+    for (size_t i = 0; uarch && i < evdb_n_cpumap && !m; i++)
+        if (strcmp(evdb_cpumap[i].uarch, uarch) == 0)
+            m = &evdb_cpumap[i];
+    cpu_vendor v = evdb_uarch_vendor(uarch);
+    if (v == CPU_VENDOR_UNKNOWN)
+        return false;
+    *out = *host;
+    out->vendor = v;
+    snprintf(out->vendor_string, sizeof out->vendor_string, "%s",
+             v == CPU_VENDOR_AMD ? "AuthenticAMD" : "GenuineIntel");
+    snprintf(out->brand, sizeof out->brand, "(-uarch %s)", uarch);
+    if (m) {
+        out->family = m->family;
+        out->model = m->model_lo;
+        out->stepping = m->step_lo;
+        out->hybrid = m->core_type != 0;
+        out->core_type = (cpu_core_type)m->core_type;
+    }
+    out->gp_counter_width = 48;
+    out->fixed_counter_width = 48;
+    if (v == CPU_VENDOR_AMD) {
+        out->n_gp_counters = 6;
+        out->n_fixed_counters = 0;
+        out->has_topdown_slots = false;
+        out->pmu_version = out->family >= 0x19 && strcmp(uarch, "Zen3") != 0 ? 2 : 0;
+        return true;
+    }
+    out->n_gp_counters = 4;
+    out->n_fixed_counters = 3;
+    out->has_topdown_slots = false;
+    out->pmu_version = 4;
+    for (size_t i = 0; i < sizeof uarch_counters / sizeof uarch_counters[0]; i++) {
+        if (strcmp(uarch_counters[i].uarch, uarch) != 0)
+            continue;
+        out->n_gp_counters = uarch_counters[i].n_gp;
+        out->has_topdown_slots = uarch_counters[i].topdown;
+        out->n_fixed_counters = uarch_counters[i].topdown ? 4 : 3;
+        out->pmu_version = uarch_counters[i].topdown || uarch_counters[i].n_gp >= 6 ? 5 : 3;
+    }
+    return true;
 }

@@ -87,4 +87,12 @@ int evdb_list_uarchs(FILE *out);
  * (backend is a name from the pmu layer, e.g. "perf", "msr", "tsc"). */
 int evdb_print_cpu_info(FILE *out, const cpu_info *cpu, const char *uarch, const char *backend);
 
+/* The CPU a table describes, for dry runs under -uarch: `host` with the
+ * table's vendor, a family/model it covers, and that microarchitecture's
+ * counters (programmable counters per logical CPU, fixed counters, topdown
+ * slots; AMD: six PerfCtr counters at 0xC0010200, PerfMonV2 from Zen 4), so
+ * the dry run shows the encoding that machine gets.  Returns false for an
+ * unknown uarch (*out untouched). */
+bool evdb_uarch_cpu(const char *uarch, const cpu_info *host, cpu_info *out);
+
 #endif

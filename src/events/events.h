@@ -53,7 +53,7 @@ typedef struct nb_msr_event_list {
 typedef struct nb_config_error {
     char file[256];
     int line;
-    char message[256];
+    char message[1024];   /* -events reports every unknown name */
 } nb_config_error;
 
 /* Parse one event spec (without or with the trailing Name). Returns 0 or

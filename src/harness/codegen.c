@@ -12,11 +12,15 @@
 #include "harness/codegen.h"
 #include "sys/status.h"
 
-/* -df: how much the front end is drained with: more than the decoded-uop
- * cache and the queues hold (a few thousand uops), yet small enough (2 KB)
- * that three drains plus the copies still fit a 32 KB L1i. */
-#define DRAIN_NOP1 1024
+/* -df, nanoBench's drain: after code_init an lfence, 189 one-byte NOPs (the
+ * three of the lfence and these keep the 64-byte alignment) and 64
+ * fifteen-byte NOPs; after code_late_init another 64 fifteen-byte NOPs (a
+ * multiple of 64 bytes, so the copies' alignment holds); after the last copy
+ * an lfence and 61 fifteen-byte NOPs, then three NOPs up to the next 32-byte
+ * boundary. */
+#define DRAIN_NOP1 189
 #define DRAIN_NOP15 64
+#define DRAIN_END_NOP15 61
 
 typedef struct emitter {
     uint8_t *buf;        /* NULL while counting */
@@ -91,7 +95,9 @@ enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, 
 
 static const uint8_t LFENCE[] = {0x0F, 0xAE, 0xE8};
 
-/* The n-byte NOP (1..15): 0F 1F /0 forms, lengthened with 66 prefixes. */
+/* The n-byte NOP, in 15-byte pieces, each as nanoBench encodes it: the
+ * 0F 1F /0 forms up to 9 bytes, then 66 prefixes and a CS override in front
+ * of the 8-byte form (10 bytes: 66 2E 0F 1F 84 00 00 00 00 00). */
 static void emit_nop(emitter *e, size_t n)
 {
     static const uint8_t nops[9][9] = {
@@ -110,15 +116,16 @@ static void emit_nop(emitter *e, size_t n)
         if (k <= 9) {
             emit(e, nops[k - 1], k);
         } else {
-            for (size_t i = 0; i < k - 8; i++)
+            for (size_t i = 0; i < k - 9; i++)
                 emit1(e, 0x66);
-            emit(e, nops[7], 8);   /* nopl 0x0(%rax,%rax,1) */
+            emit1(e, 0x2E);
+            emit(e, nops[7], 8);   /* nopw %cs:0x0(%rax,%rax,1) */
         }
         n -= k;
     }
 }
 
-/* -df: lfence, a long run of 1-byte NOPs, then 15-byte NOPs. */
+/* -df after code_init: lfence, 189 one-byte NOPs, 64 fifteen-byte NOPs. */
 static void emit_drain(emitter *e)
 {
     emit(e, LFENCE, sizeof LFENCE);
@@ -126,6 +133,24 @@ static void emit_drain(emitter *e)
         emit1(e, 0x90);
     for (int i = 0; i < DRAIN_NOP15; i++)
         emit_nop(e, 15);
+}
+
+/* -df after the last copy: lfence, 61 fifteen-byte NOPs, then three NOPs
+ * that end on a 32-byte boundary (at least 14 bytes away, so that each of
+ * the three has a byte). */
+static void emit_drain_end(emitter *e)
+{
+    emit(e, LFENCE, sizeof LFENCE);
+    for (int i = 0; i < DRAIN_END_NOP15; i++)
+        emit_nop(e, 15);
+    size_t dist = 32 - e->len % 32;
+    if (dist <= 3 * 15 - 32)
+        dist += 32;
+    size_t n1 = dist - 2 < 15 ? dist - 2 : 15;
+    size_t n2 = dist - n1 - 1 < 15 ? dist - n1 - 1 : 15;
+    emit_nop(e, n1);
+    emit_nop(e, n2);
+    emit_nop(e, dist - n1 - n2);
 }
 
 /* One counter into EDX:EAX: [mov ecx, imm32;] rdpmc | rdtsc */
@@ -215,25 +240,23 @@ static size_t no_mem_unique(const codegen_params *p)
     return n;
 }
 
-enum { NM_SET, NM_SUB, NM_ADD };
+enum { NM_SET, NM_SUB, NM_ADD, NM_END };
 
-/* -no_mem: every distinct counter into R8+k (NM_SET), or subtracted from /
- * added to it (the magic pause / resume).  RAX, RCX and RDX, which rdtsc and
- * rdpmc write, are parked in R11-R13 meanwhile, so the benchmark sees all
- * its other registers, and with BMI2 its flags, unchanged. */
+/* -no_mem: every distinct counter into R8+k (NM_SET, before the code),
+ * subtracted from / added to it (NM_SUB / NM_ADD: the magic pause and
+ * resume), or replaced by its difference from the value there (NM_END, after
+ * the code).  Like nanoBench, these reads write RAX, RCX and RDX; NM_SET
+ * parks them in the data block first and puts them back after the reads, so
+ * code_init's values reach the code.  From the last copy to the last counter
+ * read nothing touches memory.  With BMI2 the pause and resume keep the
+ * flags; NM_END clobbers them (the code is over). */
 static void emit_read_regs(emitter *e, const codegen_params *p, int op)
 {
-    static const uint8_t save[] = {
-        0x49, 0x89, 0xC3,          /* mov r11, rax */
-        0x49, 0x89, 0xCC,          /* mov r12, rcx */
-        0x49, 0x89, 0xD5,          /* mov r13, rdx */
-    };
-    static const uint8_t back[] = {
-        0x4C, 0x89, 0xD8,          /* mov rax, r11 */
-        0x4C, 0x89, 0xE1,          /* mov rcx, r12 */
-        0x4C, 0x89, 0xEA,          /* mov rdx, r13 */
-    };
-    emit(e, save, sizeof save);
+    if (op == NM_SET) {
+        emit_store64(e, RAX, offsetof(codegen_data, tmp_rax));
+        emit_store64(e, RCX, offsetof(codegen_data, tmp_rcx));
+        emit_store64(e, RDX, offsetof(codegen_data, tmp_rdx));
+    }
     for (size_t i = 0; i < p->n_reads; i++) {
         if (p->reads[i].kind == PMU_READ_NONE || first_equal(p, i) != i)
             continue;
@@ -241,8 +264,11 @@ static void emit_read_regs(emitter *e, const codegen_params *p, int op)
         emit(e, LFENCE, sizeof LFENCE);
         emit_read_raw(e, &p->reads[i]);
         emit(e, LFENCE, sizeof LFENCE);
-        emit_combine(e, p->bmi2);
+        emit_combine(e, p->bmi2 && op != NM_END);
         if (op == NM_SET) {
+            emit(e, (const uint8_t[]){0x49, 0x89, (uint8_t)(0xD0 | k)}, 3); /* mov r8+k, rdx */
+        } else if (op == NM_END) {
+            emit(e, (const uint8_t[]){0x4C, 0x29, (uint8_t)(0xC2 | k << 3)}, 3); /* sub rdx, r8+k */
             emit(e, (const uint8_t[]){0x49, 0x89, (uint8_t)(0xD0 | k)}, 3); /* mov r8+k, rdx */
         } else if (p->bmi2) {
             if (op == NM_SUB)
@@ -255,7 +281,11 @@ static void emit_read_regs(emitter *e, const codegen_params *p, int op)
             emit(e, (const uint8_t[]){0x49, op == NM_SUB ? 0x29 : 0x01, (uint8_t)(0xD0 | k)}, 3);
         }
     }
-    emit(e, back, sizeof back);
+    if (op == NM_SET) {
+        emit_load64(e, RAX, offsetof(codegen_data, tmp_rax));
+        emit_load64(e, RCX, offsetof(codegen_data, tmp_rcx));
+        emit_load64(e, RDX, offsetof(codegen_data, tmp_rdx));
+    }
 }
 
 static bool magic_at(const uint8_t *c, size_t avail, uint64_t magic)
@@ -292,6 +322,37 @@ static void emit_copy(emitter *e, const codegen_params *p)
     emit(e, p->code + start, p->code_len - start);
 }
 
+/* The non-GPR state the code starts from: the x87 unit and MXCSR at their
+ * defaults, every vector and mask register zero.  Nothing here touches
+ * memory but the load of MXCSR's default. */
+static void emit_clear_state(emitter *e, const codegen_params *p)
+{
+    emit(e, (const uint8_t[]){0xDB, 0xE3}, 2);           /* fninit */
+    emit(e, (const uint8_t[]){0x0F, 0xAE, 0x15}, 3);     /* ldmxcsr [rip+mxcsr_init] */
+    emit_riprel(e, offsetof(codegen_data, mxcsr_init));
+    if (p->avx) {
+        emit(e, (const uint8_t[]){0xC5, 0xFC, 0x77}, 3); /* vzeroall */
+    } else {
+        for (unsigned n = 0; n < 16; n++) {              /* pxor xmmN, xmmN */
+            emit1(e, 0x66);
+            if (n >= 8)
+                emit1(e, 0x45);
+            emit(e, (const uint8_t[]){0x0F, 0xEF, (uint8_t)(0xC0 | (n & 7) << 3 | (n & 7))}, 3);
+        }
+    }
+    if (!p->avx512)
+        return;
+    for (unsigned n = 16; n < 32; n++) {                 /* vpxord zmmN, zmmN, zmmN */
+        uint8_t hi = (n >> 3) & 1 ? 0 : 1;               /* EVEX.R and .B, inverted */
+        emit(e, (const uint8_t[]){0x62, (uint8_t)(hi << 7 | hi << 5 | 0x01),
+                                  (uint8_t)((~n & 15) << 3 | 0x05), 0x40, 0xEF,
+                                  (uint8_t)(0xC0 | (n & 7) << 3 | (n & 7))}, 6);
+    }
+    for (unsigned k = 0; k < 8; k++)                     /* kxorw kK, kK, kK */
+        emit(e, (const uint8_t[]){0xC5, (uint8_t)(0x80 | (~k & 15) << 3 | 0x04), 0x47,
+                                  (uint8_t)(0xC0 | k << 3 | k)}, 4);
+}
+
 static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
 {
     static const uint8_t push[] = {
@@ -310,6 +371,7 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
     emit(e, (const uint8_t[]){0xD9, 0x3D}, 2);           /* fnstcw [rip+fcw] */
     emit_riprel(e, offsetof(codegen_data, fcw));
 
+    emit_clear_state(e, p);
     /* Registers: areas for R14, RDI, RSI, RBP, RSP; zero for the rest. */
     emit_mov_imm64(e, R14, p->r14);
     emit_mov_imm64(e, RDI, p->rdi);
@@ -327,8 +389,24 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
 
     out->init_off = e->len;
     emit(e, p->init, p->init_len);
+    /* nanoBench's order: the loop counter and the drain right after
+     * code_init, then the NOPs that put the first copy on a 64-byte boundary
+     * (+ alignment_offset), all before the first counter read. */
+    if (p->loop_count > 0) {
+        emit(e, (const uint8_t[]){0x49, 0xC7, 0xC7}, 3);  /* mov r15, imm32 */
+        emit32(e, (uint32_t)p->loop_count);
+    }
     if (p->df)
         emit_drain(e);
+    emitter ahead = {.buf = NULL, .len = 0, .data_off = e->data_off};
+    if (p->no_mem)
+        emit_read_regs(&ahead, p, NM_SET);
+    else
+        emit_read_mem(&ahead, p, offsetof(codegen_data, m1));
+    ahead.len += p->late_init_len + (p->df ? DRAIN_NOP15 * 15 : 0);
+    /* The mapping is page-aligned, so offsets in the buffer are addresses
+     * mod 64. */
+    emit_nop(e, (64 - (e->len + ahead.len) % 64) % 64 + (size_t)p->alignment_offset);
 
     if (p->no_mem)
         emit_read_regs(e, p, NM_SET);
@@ -338,15 +416,8 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
     out->late_init_off = e->len;
     emit(e, p->late_init, p->late_init_len);
     if (p->df)
-        emit_drain(e);
-
-    if (p->loop_count > 0) {
-        emit(e, (const uint8_t[]){0x49, 0xC7, 0xC7}, 3);  /* mov r15, imm32 */
-        emit32(e, (uint32_t)p->loop_count);
-    }
-    /* The first copy starts at a 64-byte boundary + alignment_offset (the
-     * mapping is page-aligned, so offsets in the buffer are addresses mod 64). */
-    emit_nop(e, (64 - e->len % 64) % 64 + (size_t)p->alignment_offset);
+        for (int i = 0; i < DRAIN_NOP15; i++)
+            emit_nop(e, 15);
     out->copies_off = e->len;
     if (p->no_mem) {
         /* each copy's counter reads address the data block from where they are */
@@ -374,18 +445,24 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
         emit32(e, (uint32_t)(int32_t)((int64_t)out->copies_off - (int64_t)(e->len + 4)));
     }
     if (p->df)
-        emit_drain(e);
+        emit_drain_end(e);
     if (p->debug)
         emit1(e, 0xCC);                                  /* int3 */
 
     if (p->no_mem) {
-        /* The benchmark is over: memory may be used again.  m1 comes out of
-         * the registers, m2 is read like in memory mode. */
-        for (size_t i = 0; i < p->n_reads; i++)
-            if (p->reads[i].kind != PMU_READ_NONE)
-                emit_store64(e, (unsigned)(R8 + no_mem_slot(p, i)), offsetof(codegen_data, m1) + 8 * i);
+        /* Every counter read, its difference in R8+k: only now may memory
+         * be used again.  m1 = 0, m2 = the difference. */
+        emit_read_regs(e, p, NM_END);
+        emit(e, (const uint8_t[]){0x31, 0xC0}, 2);           /* xor eax, eax */
+        for (size_t i = 0; i < p->n_reads; i++) {
+            if (p->reads[i].kind == PMU_READ_NONE)
+                continue;
+            emit_store64(e, (unsigned)(R8 + no_mem_slot(p, i)), offsetof(codegen_data, m2) + 8 * i);
+            emit_store64(e, RAX, offsetof(codegen_data, m1) + 8 * i);
+        }
+    } else {
+        emit_read_mem(e, p, offsetof(codegen_data, m2));
     }
-    emit_read_mem(e, p, offsetof(codegen_data, m2));
 
     emit_load64(e, RSP, offsetof(codegen_data, saved_rsp));
     emit(e, (const uint8_t[]){0xD9, 0x2D}, 2);           /* fldcw [rip+fcw] */
@@ -464,9 +541,21 @@ int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t 
         return NB_EUNSUPPORTED;
     }
     if (p->no_mem && no_mem_unique(p) > CODEGEN_NO_MEM_MAX_CTR) {
-        snprintf(err, errlen, "-no_mem keeps counters in R8-R10: at most %d counters per group, "
+        snprintf(err, errlen, "-no_mem keeps counters in R8-R13: at most %d counters per group, "
                  "not %zu", CODEGEN_NO_MEM_MAX_CTR, no_mem_unique(p));
         return NB_EUNSUPPORTED;
+    }
+    /* nanoBench refuses the pause / resume sequences outside -no_mem: the
+     * memory-mode reads have no running sum to take the pause out of. */
+    for (size_t i = 0; !p->no_mem && i + 8 <= p->code_len; i++) {
+        bool stop = magic_at(p->code + i, p->code_len - i, CODEGEN_MAGIC_STOP);
+        if (stop || magic_at(p->code + i, p->code_len - i, CODEGEN_MAGIC_START)) {
+            snprintf(err, errlen, "the code holds the magic %s sequence (0x%016llX) at byte %zu: "
+                     "starting/stopping the counters is only supported with -no_mem",
+                     stop ? "pause" : "resume",
+                     (unsigned long long)(stop ? CODEGEN_MAGIC_STOP : CODEGEN_MAGIC_START), i);
+            return NB_EINPUT;
+        }
     }
     if (p->loop_count < 0 || p->loop_count > INT32_MAX) {
         snprintf(err, errlen, "-loop_count %ld is out of range (0 to %d)", p->loop_count,
@@ -495,6 +584,7 @@ int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t 
         return NB_ENOMEM;
     }
     memset((uint8_t *)m + data_off, 0, sizeof(codegen_data));
+    ((codegen_data *)((uint8_t *)m + data_off))->mxcsr_init = 0x1F80;
     emitter w = {.buf = m, .len = 0, .data_off = data_off};
     generate(&w, p, out);
     out->base = m;

@@ -3,20 +3,28 @@
  * codegen_build() writes one executable program into its own RWX mapping:
  *
  *   prologue   push the callee-saved GPRs and the flags, save MXCSR, the x87
- *              control word and RSP in the program's data block;
- *              R14/RDI/RSI/RBP/RSP = the middles of their memory areas,
- *              every other GPR = 0
- *   code_init  [-df drain]
+ *              control word and RSP in the program's data block; then every
+ *              register nb does not reserve starts from a stated value:
+ *              R14/RDI/RSI/RBP/RSP = their memory areas (codegen_params: the
+ *              runner gives R14 its area's start, the others their middles),
+ *              every other GPR = 0; XMM0-15 = 0 (with AVX: vzeroall, so
+ *              YMM/ZMM0-15 = 0); with AVX-512 ZMM16-31 = 0 and k0-k7 = 0;
+ *              MXCSR = 0x1F80 and the x87 unit as FNINIT leaves it (control
+ *              word 0x037F, empty stack), their defaults
+ *   code_init  [mov r15, loop_count]  [-df: lfence, 189 NOP1, 64 NOP15]
+ *              alignment NOPs (first copy on a 64-byte boundary + offset)
  *   m1         read every counter into data.m1[] (memory mode: RAX/RCX/RDX
  *              are parked in the data block and put back, flags untouched;
- *              -no_mem: distinct counters go to R8, R9, R10; RAX, RCX, RDX
- *              are parked in R11-R13 and put back; the flags are kept where
- *              the CPU has BMI2 (rorx), else clobbered.  Reserved with
- *              -no_mem, on every vendor: R8-R13)
- *   code_late_init  [-df drain]
- *   [mov r15, loop_count]  padding NOPs up to 64-byte boundary + offset
- *   copies of the code     [dec r15; jnz]   [-df drain]   [int3 with -debug]
- *   m2         read every counter into data.m2[]
+ *              -no_mem, as nanoBench: distinct counters go to R8..R13 (up to
+ *              six, reserved on every vendor); RAX, RCX, RDX are parked in
+ *              the data block before the reads and put back after them; the
+ *              flags are kept where the CPU has BMI2 (rorx), else clobbered)
+ *   code_late_init  [-df: 64 NOP15]
+ *   copies of the code     [dec r15; jnz]
+ *              [-df: lfence, 61 NOP15, NOPs to a 32-byte boundary]   [int3 with -debug]
+ *   m2         read every counter into data.m2[] (-no_mem: each difference
+ *              from m1 into its register, no memory touched until the last
+ *              read; then m1[] = 0 and m2[] = the differences)
  *   epilogue   restore RSP, the x87 control word, MXCSR, flags, GPRs; ret
  *
  * The program is called as void fn(void) from C.  The data block lives in the
@@ -24,8 +32,8 @@
  * needs no register.  With -no_mem, the magic 8-byte sequences
  * CODEGEN_MAGIC_STOP / CODEGEN_MAGIC_START (little-endian, as `.quad` puts
  * them) found in the code are replaced by code that subtracts / adds the
- * current counter values from R8-R10, so the paused stretch is left out of
- * the result.
+ * current counter values from R8-R13, so the paused stretch is left out of
+ * the result; like nanoBench's, that code writes RAX, RCX and RDX.
  *
  * The caller owns the program and frees it with codegen_free(). */
 #ifndef NB_CODEGEN_H
@@ -38,7 +46,7 @@
 #include "pmu/pmu.h"
 
 #define CODEGEN_MAX_CTR 24              /* counters read by one program */
-#define CODEGEN_NO_MEM_MAX_CTR 3        /* distinct reads in R8..R10 (-no_mem) */
+#define CODEGEN_NO_MEM_MAX_CTR 6        /* distinct reads in R8..R13 (-no_mem) */
 #define CODEGEN_MAX_BYTES (512u << 20)  /* refuse programs larger than this */
 #define CODEGEN_MAGIC_STOP  UINT64_C(0xF0B513B1C2813F04)
 #define CODEGEN_MAGIC_START UINT64_C(0xE0B513B1C2813F04)
@@ -60,6 +68,7 @@ typedef struct codegen_params {
     const codegen_read *reads;   /* counters, in slot order */
     size_t n_reads;
     uint64_t r14, rdi, rsi, rbp, rsp;   /* initial register values */
+    bool avx, avx512;            /* vector state to clear: YMM / ZMM16-31, k0-k7 */
 } codegen_params;
 
 /* Written and read by the program; the runner reads m1/m2 after each call. */
@@ -67,6 +76,7 @@ typedef struct codegen_data {
     uint64_t saved_rsp, tmp_rax, tmp_rcx, tmp_rdx;
     uint32_t mxcsr, fcw;
     uint64_t m1[CODEGEN_MAX_CTR], m2[CODEGEN_MAX_CTR];
+    uint32_t mxcsr_init;         /* 0x1F80, loaded by the prologue */
 } codegen_data;
 
 typedef struct codegen_prog {

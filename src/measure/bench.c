@@ -28,6 +28,7 @@ static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_event
     cfg->count_os = o->os != 0;
     /* Without events, measure what the backend offers on its own. */
     cfg->fixed_counters = o->fixed_counters || n_events == 0;
+    cfg->no_mem = o->no_mem;
     cfg->sysfs_root = "";
     cfg->dev_root = "";
 }
@@ -257,10 +258,10 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
         return NB_EUNSUPPORTED;
     }
     restore_install_signals();
-    if (be != &pmu_tsc_backend) {
+    if (be->flags & PMU_BE_RDPMC) {
         /* rdpmc in user mode: switched on (root) in the parent, so that a
          * child killed mid-run cannot leave it changed. */
-        int e = pmu_rdpmc_enable(&cfg, be == &pmu_msr_backend);
+        int e = pmu_rdpmc_enable(&cfg, be->flags & PMU_BE_RDPMC_ALWAYS);
         if (e < 0) {
             snprintf(err, errlen, "%s", pmu_last_error());
             return e;
@@ -304,7 +305,7 @@ static int session_plan(bench_session *s, const nb_event *events, size_t n_event
     if (n_events)
         memcpy(s->events, events, n_events * sizeof *events);
     s->n_events = n_events;
-    if (be != &pmu_msr_backend && be != &pmu_tsc_backend)
+    if (!(be->flags & PMU_BE_OPENS_IN_PARENT))
         return 0;
     s->opened = calloc(s->plan.n_groups + 1, sizeof *s->opened);
     if (!s->opened) {
@@ -347,10 +348,11 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     out->n_groups = s->plan.n_groups;
     double *cal_all = NULL;
     size_t n_cal_all = 0;
+    measure_params params = measure_params_of(o);
     for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
         const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
         runner_job job = {
-            .o = o, .c = c, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
+            .p = params, .o = o, .c = c, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]},
         };

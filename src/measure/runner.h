@@ -31,8 +31,21 @@
 #include "measure/bench.h"
 #include "pmu/pmu.h"
 
+/* The numbers of the options the engine uses, built once by the caller
+ * (measure_params_of); this, not the command line, crosses fork(). */
+typedef struct measure_params {
+    long n_measurements, warm_up_count, initial_warm_up_count;
+    long loop_count, alignment_offset;
+    bool no_mem, df, debug;
+    size_t r14_size;             /* bytes */
+    double timeout;              /* seconds, 0 = none */
+} measure_params;
+
+measure_params measure_params_of(const nb_options *o);
+
 typedef struct runner_job {
-    const nb_options *o;
+    measure_params p;
+    const nb_options *o;         /* only to name the code fragments in a fault */
     const bench_code *c;
     const pmu_backend *backend;
     const pmu_config *cfg;

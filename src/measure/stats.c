@@ -10,11 +10,17 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Not an nb_agg: the textbook median (mean of the two middle values) that
+ * nb's own calibration uses through stats_median. */
+#define AGG_TRUE_MEDIAN ((nb_agg)-1)
+
 /* The median or trimmed mean of sorted values. */
 static double aggregate_sorted(const double *s, size_t n, nb_agg agg)
 {
-    switch (agg) {   /* min and max need no sort: see stats_aggregate */
-    case AGG_MEDIAN:
+    switch ((int)agg) {   /* min and max need no sort: see stats_aggregate */
+    case AGG_MEDIAN:   /* -median: nanoBench takes the upper middle of an even count */
+        return s[n / 2];
+    case AGG_TRUE_MEDIAN:
         return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     case AGG_AVG:
     default: {
@@ -64,7 +70,7 @@ double stats_aggregate(const double *v, size_t n, nb_agg agg)
 
 double stats_min(const double *v, size_t n) { return stats_aggregate(v, n, AGG_MIN); }
 double stats_max(const double *v, size_t n) { return stats_aggregate(v, n, AGG_MAX); }
-double stats_median(const double *v, size_t n) { return stats_aggregate(v, n, AGG_MEDIAN); }
+double stats_median(const double *v, size_t n) { return stats_aggregate(v, n, AGG_TRUE_MEDIAN); }
 
 double stats_normalize(double first, double second, long loop_count, long unroll_count,
                        int no_normalization)

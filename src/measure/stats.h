@@ -2,7 +2,8 @@
  *
  *   AGG_AVG     mean of the values from the 20th to the 80th percentile
  *               (the lowest and highest 20% of the sorted values dropped)
- *   AGG_MEDIAN  the middle value (mean of the two middle ones for even n)
+ *   AGG_MEDIAN  the middle value; for even n the upper middle one, values[n/2]
+ *               of the sorted values, as nanoBench's -median takes it
  *   AGG_MIN, AGG_MAX
  *
  * Inputs are not modified; n == 0 gives 0. */
@@ -16,6 +17,8 @@
 double stats_aggregate(const double *v, size_t n, nb_agg agg);
 double stats_min(const double *v, size_t n);
 double stats_max(const double *v, size_t n);
+/* The textbook median (mean of the two middle values for even n), for nb's
+ * own calibration; not -median. */
 double stats_median(const double *v, size_t n);
 
 /* nanoBench's result: (agg(second) - agg(first)) / max(loop*unroll, unroll). */

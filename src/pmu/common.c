@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/codegen.h"
 #include "pmu/advice.h"
+#include "sys/error.h"
 #include "sys/status.h"
 
 uint64_t pmu_event_config(cpu_vendor v, const nb_event *ev)
@@ -101,6 +103,14 @@ int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_count
     out->n_groups = 0;
     int idx[PMU_MAX_GP];
     int rc = 0;
+    /* An event pinned to a counter this CPU lacks (nanoBench's Skymont
+     * config pins some to CTR=37) is skipped with a warning instead of
+     * failing the run.  nanoBench warns and drops only the pin; nb drops the
+     * event, whose counts on another counter would not mean the same. */
+    nb_event *keep = malloc((n ? n : 1) * sizeof *keep);
+    if (!keep)
+        return NB_ENOMEM;
+    size_t nk = 0;
     if (fixed_group && (rc = pmu_plan_push(out, NULL, 0)) < 0)
         goto fail;
     for (size_t i = 0; i < n; i++) {
@@ -108,25 +118,27 @@ int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_count
         if ((rc = pmu_event_extra(v, &ev[i], &x)) < 0)
             goto fail;
         if (ev[i].ctr >= 0 && (unsigned)ev[i].ctr >= n_counters) {
-            pmu_error_set("%s: CTR=%d, but this CPU has %u programmable counters (0-%u)",
-                          ev[i].name, ev[i].ctr, n_counters, n_counters - 1);
-            rc = NB_EINPUT;
-            goto fail;
+            nb_warn("%s: CTR=%d, but this CPU has %u programmable counters (0-%u); "
+                    "event skipped", ev[i].name, ev[i].ctr, n_counters, n_counters - 1);
+            continue;
         }
+        keep[nk++] = ev[i];
     }
     size_t start = 0;
-    while (start < n) {
+    while (start < nk) {
         /* Grow the group while everything still fits. */
         size_t end = start + 1;
-        while (end < n && end - start < PMU_MAX_GP &&
-               pmu_assign_counters(v, ev + start, end + 1 - start, n_counters, idx) == 0)
+        while (end < nk && end - start < PMU_MAX_GP &&
+               pmu_assign_counters(v, keep + start, end + 1 - start, n_counters, idx) == 0)
             end++;
-        if ((rc = pmu_plan_push(out, ev + start, end - start)) < 0)
+        if ((rc = pmu_plan_push(out, keep + start, end - start)) < 0)
             goto fail;
         start = end;
     }
+    free(keep);
     return 0;
 fail:
+    free(keep);
     pmu_common_plan_free(out);
     return rc;
 }
@@ -147,6 +159,9 @@ unsigned pmu_usable_counters(const pmu_config *cfg, bool perf)
         n = cfg->cpu->vendor == CPU_VENDOR_AMD ? 6 : 4;
     if (n > PMU_MAX_GP)
         n = PMU_MAX_GP;
+    /* -no_mem keeps every counter of a group in a register (R8-R13) */
+    if (cfg->no_mem && n > CODEGEN_NO_MEM_MAX_CTR)
+        n = CODEGEN_NO_MEM_MAX_CTR;
     if (perf && cfg->cpu->vendor == CPU_VENDOR_AMD && n > 1) {
         pmu_sysinfo si;
         pmu_sysinfo_read(cfg->sysfs_root ? cfg->sysfs_root : "", &si);

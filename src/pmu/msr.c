@@ -462,6 +462,7 @@ static int msr_probe(const pmu_config *cfg, char *why, size_t whylen)
 
 const pmu_backend pmu_msr_backend = {
     .name = "msr+rdpmc",
+    .flags = PMU_BE_RDPMC | PMU_BE_RDPMC_ALWAYS | PMU_BE_OPENS_IN_PARENT,
     .probe = msr_probe,
     .plan = msr_plan,
     .open = msr_open,

@@ -144,6 +144,18 @@ static size_t fixed_slots(const pmu_config *cfg, perf_slot *s)
     return n;
 }
 
+/* Does the kernel take an offcore response value in config1 for this
+ * event?  Its extra_regs tables map MSR_OFFCORE_RSP_0 to event 0xB7 (0x2A
+ * from Golden Cove on) and MSR_OFFCORE_RSP_1 to 0xBB (0x2B from Golden Cove
+ * on; Atom cores: 0xB7 with umask 0x02). */
+static bool offcore_event_ok(const nb_event *ev, bool rsp1)
+{
+    unsigned sel = ev->evtsel & 0xFF;
+    if (!rsp1)
+        return sel == 0xB7 || sel == 0x2A;
+    return sel == 0xBB || sel == 0x2B || (sel == 0xB7 && ev->umask == 0x02);
+}
+
 /* All slots of a group, in the order the counters are reported. */
 static int build_slots(const pmu_config *cfg, const pmu_group_plan *g, perf_slot *s,
                        size_t *n_out)
@@ -174,10 +186,12 @@ static int build_slots(const pmu_config *cfg, const pmu_group_plan *g, perf_slot
         if (rc < 0)
             return rc;
         if (x.msr == 0x1A6 || x.msr == 0x1A7) {
-            uint8_t want = x.msr == 0x1A6 ? 0xB7 : 0xBB;
-            if ((ev->evtsel & 0xFF) != want) {
-                pmu_error_set("%s: the kernel writes %s only for event 0x%02X; use -backend msr",
-                              ev->name, x.what, want);
+            if (!offcore_event_ok(ev, x.msr == 0x1A7)) {
+                pmu_error_set("%s: the kernel writes %s (config1) only for event %s; use "
+                              "-backend msr", ev->name, x.what,
+                              x.msr == 0x1A6 ? "0xB7 or 0x2A (Golden Cove and later)"
+                                             : "0xBB, 0x2B (Golden Cove and later) or "
+                                               "0xB7 umask 0x02 (Atom)");
                 return NB_EUNSUPPORTED;
             }
             sl->attr.config1 = x.value;
@@ -190,7 +204,11 @@ static int build_slots(const pmu_config *cfg, const pmu_group_plan *g, perf_slot
             sl->attr.config1 = x.value;
             sl->attr.precise_ip = 1;
             sl->attr.sample_period = PERF_HUGE_PERIOD;
-            sl->note = "load latency, config1 -> MSR 0x3F6 (PEBS; period never reached)";
+            /* A wakeup per sample keeps the kernel off large PEBS, which
+             * would withdraw user rdpmc from the event. */
+            sl->attr.wakeup_events = 1;
+            sl->note = "load latency, config1 -> MSR 0x3F6 (PEBS, no large PEBS: "
+                       "wakeup_events=1 keeps rdpmc; period never reached)";
         }
     }
     /* The first perf event leads the group: pinned, created disabled and
@@ -253,6 +271,8 @@ static void dry_run_slot(FILE *f, const pmu_config *cfg, const perf_slot *s, siz
     fprintf(f, "exclude_hv=%u\n", (unsigned)a->exclude_hv);
     fprintf(f, "exclude_idle=%u\n", (unsigned)a->exclude_idle);
     fprintf(f, "precise_ip=%u\n", (unsigned)a->precise_ip);
+    if (a->precise_ip)
+        fprintf(f, "wakeup_events=%u\n", (unsigned)a->wakeup_events);
     if (s->ctr >= 0)
         fprintf(f, "ctr=%d (not passed: the kernel's constraint tables place the event)\n",
                 s->ctr);
@@ -461,6 +481,7 @@ static int perf_probe(const pmu_config *cfg, char *why, size_t whylen)
 
 const pmu_backend pmu_perf_backend = {
     .name = "perf_event+rdpmc",
+    .flags = PMU_BE_RDPMC,
     .probe = perf_probe,
     .plan = perf_plan,
     .open = perf_open,

@@ -50,6 +50,7 @@ typedef struct pmu_config {
     bool fixed_counters;
     const char *sysfs_root;  /* "" in production; a fake tree in tests */
     const char *dev_root;    /* "" in production ("/dev/cpu/N/msr") */
+    bool no_mem;             /* -no_mem: a group holds what fits in R8-R13 */
 } pmu_config;
 
 /* Events split into groups that fit the hardware counters at once. */
@@ -71,8 +72,22 @@ typedef struct pmu_group {
     void *priv;              /* backend state: fds, mmaps, saved MSRs */
 } pmu_group;
 
+/* What a backend needs from the engine (pmu_backend.flags). */
+enum {
+    /* Its counters are read with rdpmc: user-mode rdpmc is switched on in
+     * the parent before the measuring process starts. */
+    PMU_BE_RDPMC = 1u << 0,
+    /* ... and always, even where the kernel would allow it only to a task
+     * with a perf event open (the msr backend has none). */
+    PMU_BE_RDPMC_ALWAYS = 1u << 1,
+    /* Its groups are opened once by the parent (session start) and handed
+     * to the measuring process; otherwise the measuring process opens them. */
+    PMU_BE_OPENS_IN_PARENT = 1u << 2,
+};
+
 typedef struct pmu_backend {
     const char *name;        /* "perf_event+rdpmc", "msr+rdpmc", "tsc" */
+    unsigned flags;          /* PMU_BE_* */
     /* 0 if usable here; otherwise a negative status and a reason in `why`. */
     int (*probe)(const pmu_config *cfg, char *why, size_t whylen);
     int (*plan)(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out);

@@ -133,6 +133,7 @@ static void tsc_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
 
 const pmu_backend pmu_tsc_backend = {
     .name = "tsc",
+    .flags = PMU_BE_OPENS_IN_PARENT,
     .probe = tsc_probe,
     .plan = tsc_plan,
     .open = tsc_open,

@@ -5,8 +5,11 @@
  *   NAME: 1.00 [0.98;1.02]   with -range
  *   NAME: unavailable     the backend cannot count it (never 0)
  *
- * -remove_empty_events leaves out events whose result is 0.00; -verbose
- * first prints every raw reading of both runs. */
+ * Values are rounded in hundredths as nanoBench rounds them (half-up; no
+ * "-0.00"); -no_normalization prints whole numbers.  -remove_empty_events
+ * leaves out events whose result prints as zero; -verbose prints, before each
+ * group's results, nanoBench's table of the raw readings (Ctr0.. columns,
+ * one row per measurement) of both runs. */
 #ifndef NB_REPORT_H
 #define NB_REPORT_H
 
@@ -17,7 +20,12 @@
 
 void report_text(FILE *f, const nb_options *o, const bench_result *r);
 
-/* The -verbose block alone. */
+/* A per-copy value in hundredths as nanoBench rounds it, given the divisor
+ * it was normalized by (bench_result.normalization; < 1: unknown, ties at
+ * 0.5): 2005/1000 -> 201, -0.004 -> 0. */
+long long report_hundredths(double value, double divisor);
+
+/* The -verbose tables of every group alone. */
 void report_verbose(FILE *f, const nb_options *o, const bench_result *r);
 
 #endif

@@ -132,6 +132,8 @@ void cpu_detect_with(cpuid_fn fn, cpu_info *out)
         fn(7, 0, r);
         out->has_avx2 = bit(r[EBX], 5);
         out->has_avx512f = bit(r[EBX], 16);
+        out->has_bmi2 = bit(r[EBX], 8);
+        out->has_amx_tile = bit(r[EDX], 24);
         out->hybrid = out->vendor == CPU_VENDOR_INTEL && bit(r[EDX], 15);
     }
     if (out->hybrid && max_leaf >= 0x1A) {

@@ -29,6 +29,7 @@ typedef struct cpu_info {
     bool has_topdown_slots;
     bool has_rdtscp, has_invariant_tsc;
     bool has_avx, has_avx2, has_avx512f;
+    bool has_bmi2, has_amx_tile;        /* CPUID.7.0:EBX[8], EDX[24] */
     bool hypervisor;
 } cpu_info;
 

@@ -78,7 +78,7 @@ check() {
 
 check 2.00 0.02 -asm "ADD RAX, RBX; ADD RBX, RAX"
 check 3.00 0.02 -asm "IMUL RAX, RAX"
-check int 0.02 -asm_init "MOV RAX, R14; SUB RAX, 8; MOV [RAX], RAX" -asm "MOV RAX, [RAX]"
+check int 0.02 -asm_init "MOV RAX, R14; ADD RAX, 8; MOV [RAX], RAX" -asm "MOV RAX, [RAX]"
 check 2.00 0.02 -asm "ADD RAX, RBX; ADD RBX, RAX" -loop_count 100 -unroll_count 10
 
 # format: NAME: X.XX lines, clock group first; backend on stderr

@@ -1,0 +1,470 @@
+/* nb child: the measuring process (see worker_shared.h).
+ *
+ * Forked once by worker.c and kept between runs: pinned to its CPU, isolated
+ * (child_isolate), it maps the memory areas, then runs one measurement per
+ * byte the parent sends and answers with one byte; results, samples and any
+ * fault go into the shared mapping.  The globals the child's signal
+ * handlers read (g_hdr, g_cur, ...) are defined here. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "asm/asm.h"
+#include "harness/codegen.h"
+#include "sys/cpu.h"
+#include "measure/fault.h"
+#include "pmu/advice.h"
+#include "sys/restore.h"
+#include "measure/runner.h"
+#include "measure/sandbox.h"
+#include "measure/stats.h"
+#include "sys/status.h"
+#include "lib/clock.h"
+#include "measure/worker_shared.h"
+
+shared_hdr *g_hdr;
+const codegen_prog *g_cur;
+int g_cur_kind;
+const bench_code *g_code;
+bool g_debug_shown;
+/* Child: how it was started (child_main's argument). */
+static child_start g_start;
+
+static _Noreturn void child_fail(int status, const char *fmt, const char *a)
+{
+    g_hdr->status = status;
+    snprintf(g_hdr->msg, sizeof g_hdr->msg, fmt, a);
+    _exit(1);
+}
+
+void run_prog(const codegen_prog *p, int kind)
+{
+    g_cur = p;
+    g_cur_kind = kind;
+    codegen_call(p);
+    g_cur = NULL;
+    g_cur_kind = PROG_NONE;
+}
+
+/* Mean of the values within max(ROBUST_TOL_TICKS, 2%) of their median: the
+ * mean keeps the dithering that sub-step resolution needs (see INNER_TICKS),
+ * the window drops runs an interrupt or a preemption landed in. */
+static uint8_t *map_guarded(size_t size)
+{
+    size_t total = size + 2 * (size_t)GUARD_SIZE;
+    uint8_t *g = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (g == MAP_FAILED)
+        return NULL;
+    void *m = mmap(g + GUARD_SIZE, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    if (m == MAP_FAILED) {
+        munmap(g, total);
+        return NULL;
+    }
+    return m;
+}
+
+static void unmap_guarded(uint8_t *m, size_t size)
+{
+    if (m)
+        munmap(m - GUARD_SIZE, size + 2 * (size_t)GUARD_SIZE);
+}
+
+/* Child: name an area in the fault record, so that a fault report can say
+ * "in RSP's guard page" or "R14's area". */
+static void note_area(const char *name, const uint8_t *m, size_t size)
+{
+    fault_record *f = &g_hdr->fault;
+    if (f->n_area < FAULT_MAX_AREAS) {
+        fault_area *a = &f->area[f->n_area++];
+        snprintf(a->name, sizeof a->name, "%s", name);
+        a->start = (uint64_t)(uintptr_t)m;
+        a->size = size;
+        a->guard = GUARD_SIZE;
+    }
+}
+
+/* The child's own safety before any benchmark code: no core file, death
+ * with nb (even SIGKILL of nb leaves no child running), the default action
+ * for the signals nb handles (the parent restores settings, not the child:
+ * Ctrl-C reaches both), nb's output out of the benchmark's reach, and no
+ * descriptor of nb's but the socket to the parent: a file nb reads (a batch
+ * file, or stdin) shares its offset with the child, and whatever moved it
+ * there (valgrind's libc clean-up at the child's exit did: a batch read its
+ * lines twice) would move nb's.  Returns the socket's new number. */
+static int child_isolate(pid_t parent, int sock)
+{
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != parent)
+        _exit(1);   /* nb died before the line above */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    int null_in = open("/dev/null", O_RDONLY), null_out = open("/dev/null", O_WRONLY);
+    if (null_in >= 0)
+        dup2(null_in, STDIN_FILENO);
+    if (null_out >= 0)
+        dup2(null_out, STDOUT_FILENO);
+    /* stderr stays: nb's own last-resort messages; the socket becomes fd 3 */
+    if (sock != 3) {
+        if (dup2(sock, 3) != 3)
+            _exit(1);
+        sock = 3;
+    }
+    if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
+        for (int fd = 4; fd < 1024; fd++)   /* kernels before 5.9 */
+            close(fd);
+    return sock;
+}
+
+/* The memory areas R14, RDI, RSI, RBP and RSP point into: mapped by the
+ * parent once, private and zero-filled on demand; the measuring process
+ * gives them back (MADV_DONTNEED) after every run, so each run starts from
+ * all-zero areas and takes its first-touch page faults in the warm-up runs.
+ * (They were populated up front: that cost a single run ~3 ms for 5 MB and
+ * spared the child only its read faults, since every write to an inherited
+ * page faults to copy it anyway.) */
+static struct {
+    uint8_t *r14, *rdi, *rsi, *rbp, *rsp;
+    size_t r14_size;
+} g_areas;
+
+int areas_map(size_t r14_size, char *err, size_t errlen)
+{
+    if (g_areas.r14 && g_areas.r14_size == r14_size && g_areas.rdi)
+        return 0;
+    unmap_guarded(g_areas.r14, g_areas.r14_size);
+    g_areas.r14 = map_guarded(r14_size);
+    g_areas.r14_size = g_areas.r14 ? r14_size : 0;
+    uint8_t **small[4] = {&g_areas.rdi, &g_areas.rsi, &g_areas.rbp, &g_areas.rsp};
+    bool ok = g_areas.r14 != NULL;
+    for (int i = 0; i < 4; i++) {
+        if (!*small[i])
+            *small[i] = map_guarded(AREA_SIZE);
+        ok &= *small[i] != NULL;
+    }
+    if (!ok) {
+        snprintf(err, errlen, "cannot map the memory areas (R14's: -r14_size %zu bytes, "
+                 "others 1 MB each)", r14_size);
+        return NB_ENOMEM;
+    }
+    return 0;
+}
+
+
+/* Child: the code fragments of the current run, in the shared mapping. */
+static bench_code g_job_code;
+
+static void child_ready(const worker_job *w, size_t r14_size)
+{
+    shared_hdr *h = g_hdr;
+    note_area("R14", g_areas.r14, r14_size);   /* the parent emptied the record */
+    note_area("RDI", g_areas.rdi, AREA_SIZE);
+    note_area("RSI", g_areas.rsi, AREA_SIZE);
+    note_area("RBP", g_areas.rbp, AREA_SIZE);
+    note_area("RSP", g_areas.rsp, AREA_SIZE);
+    const uint8_t *b = (const uint8_t *)(h + 1);
+    g_job_code = (bench_code){
+        .code = b, .code_len = w->len[0],
+        .init = b + w->len[0], .init_len = w->len[1],
+        .late_init = b + w->len[0] + w->len[1], .late_init_len = w->len[2],
+        .one_time_init = b + w->len[0] + w->len[1] + w->len[2], .one_time_init_len = w->len[3],
+    };
+    g_code = &g_job_code;
+}
+
+/* Child: what CPUID says, asked once (CPUID exits to the hypervisor in a
+ * VM: microseconds each). */
+static struct {
+    bool bmi2, avx, amx, avx512;
+} g_isa;
+
+static void child_isa(void)
+{
+    cpu_info ci;
+    cpu_detect(&ci);
+    g_isa.bmi2 = ci.has_bmi2;
+    g_isa.avx = ci.has_avx;
+    g_isa.amx = ci.has_amx_tile;
+    g_isa.avx512 = ci.has_avx && ci.has_avx512f;
+}
+
+/* Linux hands out AMX tile state only on request: ask, so that AMX code
+ * can be benchmarked where the CPU has it (child_isa() found out). */
+static void request_amx(void)
+{
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILEDATA 18
+    if (g_isa.amx)
+        syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
+}
+
+/* Put back what one run's benchmark code may have changed (see above). */
+static void child_reset(void)
+{
+    madvise(g_areas.r14, g_areas.r14_size, MADV_DONTNEED);
+    uint8_t *small[4] = {g_areas.rdi, g_areas.rsi, g_areas.rbp, g_areas.rsp};
+    for (int i = 0; i < 4; i++)
+        madvise(small[i], AREA_SIZE, MADV_DONTNEED);
+    __asm__ volatile("fninit" ::: "memory");
+    if (g_isa.avx)   /* the OS enables AVX state wherever CPUID has AVX on Linux x86-64 */
+        __asm__ volatile("vzeroupper" ::: "memory");
+    if (g_isa.amx)
+        __asm__ volatile(".byte 0xc4, 0xe2, 0x78, 0x49, 0xc0" ::: "memory");   /* tilerelease */
+}
+
+/* The calibration state the measuring process keeps from run to run. */
+static struct {
+    bool built;
+    cal_progs cp;
+    double tsc_ghz;
+} g_cal;
+
+/* Child: the groups a backend opens in the measuring process (perf), kept
+ * open for later runs that count the same events with the same settings:
+ * a batch opens each event group once, not once per line.  The least
+ * recently used is closed when all KEPT_GROUPS are taken. */
+#define KEPT_GROUPS 16
+static struct kept_group {
+    bool used;
+    unsigned long last;
+    const pmu_backend *backend;
+    pmu_config cfg;              /* the numbers; its pointers are not compared */
+    nb_event events[CODEGEN_MAX_CTR];
+    size_t n_events;
+    bool with_clock;
+    pmu_group grp;
+} g_kept[KEPT_GROUPS];
+static unsigned long g_kept_clock;
+
+static bool same_group(const struct kept_group *k, const worker_job *w)
+{
+    return k->used && k->backend == w->backend && k->n_events == w->n_events &&
+           k->with_clock == w->with_clock && k->cfg.cpu_index == w->cfg.cpu_index &&
+           k->cfg.count_usr == w->cfg.count_usr && k->cfg.count_os == w->cfg.count_os &&
+           k->cfg.fixed_counters == w->cfg.fixed_counters &&
+           memcmp(k->events, w->events, w->n_events * sizeof *w->events) == 0;
+}
+
+static const pmu_group *child_group(const worker_job *w)
+{
+    struct kept_group *k = NULL;
+    for (size_t i = 0; i < KEPT_GROUPS && !k; i++)
+        if (same_group(&g_kept[i], w))
+            k = &g_kept[i];
+    if (!k) {
+        k = &g_kept[0];
+        for (size_t i = 0; i < KEPT_GROUPS && k->used; i++)
+            if (!g_kept[i].used || g_kept[i].last < k->last)
+                k = &g_kept[i];
+        if (k->used)
+            k->backend->close(&k->grp);
+        memset(k, 0, sizeof *k);
+        pmu_config cfg = w->cfg;
+        cfg.cpu = &w->cpu;
+        cfg.sysfs_root = w->sysfs_root;
+        cfg.dev_root = w->dev_root;
+        memcpy(k->events, w->events, sizeof k->events);
+        pmu_group_plan plan = {.events = k->events, .n_events = w->n_events,
+                               .with_clock = w->with_clock};
+        int rc = w->backend->open(&cfg, &plan, &k->grp);
+        if (rc) {
+            char err[512];
+            snprintf(err, sizeof err, "%s: %s", w->backend->name, pmu_last_error());
+            child_fail(rc, "%s", err);
+        }
+        if (k->grp.n_ctr > CODEGEN_MAX_CTR)
+            child_fail(NB_EUNSUPPORTED, "%s", "too many counters in one group");
+        k->used = true;
+        k->backend = w->backend;
+        k->cfg = w->cfg;
+        k->n_events = w->n_events;
+        k->with_clock = w->with_clock;
+    }
+    k->last = ++g_kept_clock;
+    return &k->grp;
+}
+
+/* One run, as the parent described it in h->job; results into the mapping. */
+static void child_run(double *samples)
+{
+    shared_hdr *h = g_hdr;
+    const worker_job *w = &h->job;
+    const measure_params *o = &w->p;
+    const bench_code *c = &g_job_code;
+    char err[512];
+    child_ready(w, g_areas.r14_size);
+
+    pmu_group grp;
+    if (w->opened) {
+        memset(&grp, 0, sizeof grp);
+        grp.ctr = h->ctr;
+        grp.n_ctr = h->n_ctr;
+    } else {
+        grp = *child_group(w);
+        h->n_ctr = grp.n_ctr;
+        memcpy(h->ctr, grp.ctr, grp.n_ctr * sizeof *grp.ctr);
+    }
+
+    codegen_read reads[CODEGEN_MAX_CTR];
+    bool tsc_cal = false;
+    for (size_t i = 0; i < grp.n_ctr; i++) {
+        reads[i].kind = grp.ctr[i].read;
+        reads[i].ecx = grp.ctr[i].rdpmc_ecx;
+        tsc_cal |= grp.ctr[i].tsc_cycles;
+    }
+
+    codegen_params p = {
+        .code = c->code, .code_len = c->code_len,
+        .init = c->init, .init_len = c->init_len,
+        .late_init = c->late_init, .late_init_len = c->late_init_len,
+        .loop_count = o->loop_count, .alignment_offset = o->alignment_offset,
+        .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = g_isa.bmi2,
+        .avx = g_isa.avx, .avx512 = g_isa.avx512,
+        .reads = reads, .n_reads = grp.n_ctr,
+        .r14 = (uintptr_t)g_areas.r14,   /* the start: [R14+addr], addr < -r14_size */
+        .rdi = (uintptr_t)(g_areas.rdi + AREA_SIZE / 2),
+        .rsi = (uintptr_t)(g_areas.rsi + AREA_SIZE / 2),
+        .rbp = (uintptr_t)(g_areas.rbp + AREA_SIZE / 2),
+        .rsp = (uintptr_t)(g_areas.rsp + AREA_SIZE / 2),
+    };
+    codegen_prog first, second, once = {0};
+    int rc;
+    if (c->one_time_init_len) {
+        codegen_params q = p;
+        q.code = NULL; q.code_len = 0; q.copies = 0; q.loop_count = 0;
+        q.init = c->one_time_init; q.init_len = c->one_time_init_len;
+        q.late_init = NULL; q.late_init_len = 0;
+        q.n_reads = 0; q.df = false; q.debug = false;
+        if ((rc = codegen_build(&q, &once, err, sizeof err)))
+            child_fail(rc, "%s", err);
+    }
+    p.copies = (size_t)w->copies[0];
+    if ((rc = codegen_build(&p, &first, err, sizeof err)))
+        child_fail(rc, "%s", err);
+    p.copies = (size_t)w->copies[1];
+    if ((rc = codegen_build(&p, &second, err, sizeof err)))
+        child_fail(rc, "%s", err);
+
+    bool settle = false;
+    if (tsc_cal && !g_cal.built) {
+        if ((rc = cal_build(&g_cal.cp, g_start.hot_imul_lat, err, sizeof err)))
+            child_fail(rc, "%s", err);
+        g_cal.built = true;
+        g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
+        settle = g_start.hot_tsc_ghz <= 0;
+    }
+    if (tsc_cal) {
+        h->imul_latency = g_cal.cp.n > 1 ? g_cal.cp.ch[1].latency : 0;
+        h->tsc_ghz = g_cal.tsc_ghz;
+    }
+    if (once.base)
+        run_prog(&once, PROG_ONE_TIME);
+    for (long i = 0; i < o->initial_warm_up_count; i++)
+        run_prog(&first, PROG_FIRST);
+
+    long n = o->n_measurements;
+    size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
+    double *ratio = samples + 2 * per_run;   /* [i], shared by both runs */
+    double *add_ratio = ratio + 2 * n;       /* the ADD chain's alone */
+    if (settle) {
+        /* a few calibration points before the first kept sample */
+        double warm[CAL_POINTS];
+        cal_points(&g_cal.cp, warm, CAL_POINTS);
+    }
+    const cal_progs *cpp = tsc_cal ? &g_cal.cp : NULL;
+    /* the executions of the code the two programs differ by: a TSC step's
+     * share of the result per run (see INNER_EXEC) */
+    double execs = ((double)second.n_copies - (double)first.n_copies) *
+                   (double)(o->loop_count > 0 ? o->loop_count : 1);
+    double enough = execs >= 1 ? INNER_EXEC / execs : INNER_MAX;
+    run_state rs[2] = {
+        {.p = &first, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
+        {.p = &second, .samples = samples + per_run, .enough = enough},
+    };
+    size_t n_add;
+    size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);
+    if (tsc_cal) {
+        h->n_cal = n_cal;
+        h->cal_run[0] = h->cal_run[1] = stats_median(ratio, n_cal);
+        h->alu_slowdown = n_add ? stats_median(add_ratio, n_add) / h->cal_run[0] - 1 : 0;
+        for (int r = 0; r < 2; r++)
+            for (size_t k = 0; k < grp.n_ctr; k++)
+                if (grp.ctr[k].tsc_cycles)
+                    for (long i = 0; i < n; i++)
+                        samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /= h->cal_run[r];
+    }
+    codegen_free(&first);
+    codegen_free(&second);
+    if (once.base)
+        codegen_free(&once);
+    child_reset();
+    h->done = 1;
+}
+
+/* The measuring process: set up once, then one run per byte received on
+ * `sock`, one byte sent back after each; ends when the parent closes it. */
+_Noreturn void child_main(child_start st)
+{
+    g_start = st;
+    g_hdr = st.h;
+    shared_hdr *h = g_hdr;
+    int cpu = st.cpu;
+    char err[512];
+    int sock = child_isolate(st.parent, st.sock);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        child_fail(NB_ESYSTEM, "cannot pin to CPU %s (sched_setaffinity failed)",
+                   (snprintf(err, sizeof err, "%d", cpu), err));
+    if (install_handlers(st.debug) != 0)
+        child_fail(NB_ESYSTEM, "%s", "cannot install the fault handlers");
+    child_isa();
+    if (st.wait_for_gdb) {
+        wait_for_tracer();
+        g_debug_shown = true;   /* gdb showed them; later traps just go on */
+    }
+    request_amx();
+    /* Last: from here on a system call from anywhere but nb's own code traps. */
+    if (sandbox_trap_syscalls(err, sizeof err) != 0)
+        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%s", err);
+    double *samples = hdr_samples(h);
+    for (;;) {
+        char b;
+        ssize_t got = recv(sock, &b, 1, 0);
+        if (got == 0)
+            _exit(0);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            _exit(1);
+        }
+        child_run(samples);
+        if (send(sock, &b, 1, MSG_NOSIGNAL) != 1)
+            _exit(1);
+    }
+}
+
+/* ---- parent ---- */
