@@ -27,6 +27,7 @@
 
 #include "lib/clock.h"
 #include "sys/cpu.h"
+#include "sys/error.h"
 #include "sys/fileio.h"
 #include "sys/status.h"
 
@@ -469,16 +470,15 @@ static void summary(const mess_result *r, const opts *o)
 
 /* The chase CPU (the first allowed one unless named) and the generators'
  * CPUs (every other allowed one unless named), checked against `allowed`. */
-static int choose_cpus(opts *o, const cpu_set_t *allowed)
+static int choose_cpus(opts *o, const cpu_set_t *allowed, nb_error *err)
 {
     if (o->chase_cpu < 0)
         for (int i = 0; i < CPU_SETSIZE && o->chase_cpu < 0; i++)
             if (CPU_ISSET(i, allowed))
                 o->chase_cpu = i;
-    if (!CPU_ISSET(o->chase_cpu, allowed)) {
-        fprintf(stderr, "nb: -mess_cpu: CPU %d is not available to nb\n", o->chase_cpu);
-        return NB_EUSAGE;
-    }
+    if (!CPU_ISSET(o->chase_cpu, allowed))
+        return nb_error_at(err, NB_EUSAGE, "-mess_cpu", 0, 0, "CPU %d is not available to nb",
+                           o->chase_cpu);
     if (o->unloaded_only)
         o->ngen = 0;
     else if (o->ngen < 0) {
@@ -486,24 +486,23 @@ static int choose_cpus(opts *o, const cpu_set_t *allowed)
         for (int i = 0; i < CPU_SETSIZE && o->ngen < MAX_LIST; i++)
             if (CPU_ISSET(i, allowed) && i != o->chase_cpu)
                 o->gen_cpus[o->ngen++] = i;
-        if (o->ngen == 0) {
-            fprintf(stderr, "nb: -mess: only CPU %d is available; the generators need another "
-                            "(-mess_unloaded measures latency alone)\n", o->chase_cpu);
-            return NB_EUNSUPPORTED;
-        }
+        if (o->ngen == 0)
+            return nb_error_at(err, NB_EUNSUPPORTED, "-mess", 0, 0,
+                               "only CPU %d is available; the generators need another "
+                               "(-mess_unloaded measures latency alone)", o->chase_cpu);
     } else
         for (int i = 0; i < o->ngen; i++)
-            if (o->gen_cpus[i] == o->chase_cpu || !CPU_ISSET(o->gen_cpus[i], allowed)) {
-                fprintf(stderr, "nb: -mess_gen_cpus: CPU %d is %s\n", o->gen_cpus[i],
-                        o->gen_cpus[i] == o->chase_cpu ? "the chase CPU" : "not available to nb");
-                return NB_EUSAGE;
-            }
+            if (o->gen_cpus[i] == o->chase_cpu || !CPU_ISSET(o->gen_cpus[i], allowed))
+                return nb_error_at(err, NB_EUSAGE, "-mess_gen_cpus", 0, 0, "CPU %d is %s",
+                                   o->gen_cpus[i],
+                                   o->gen_cpus[i] == o->chase_cpu ? "the chase CPU"
+                                                                  : "not available to nb");
     return NB_OK;
 }
 
 /* Default buffer sizes from the LLC's (128 MiB if unknown), kept within
  * half of the available memory. */
-static int size_buffers(opts *o, size_t llc_bytes)
+static int size_buffers(opts *o, size_t llc_bytes, nb_error *err)
 {
     size_t llc = llc_bytes ? llc_bytes : (size_t)128 << 20;
     size_t min_size = (size_t)64 << 20;
@@ -519,11 +518,10 @@ static int size_buffers(opts *o, size_t llc_bytes)
     size_t avail = mem_available() / 2;
     size_t need = o->chase_bytes + (size_t)o->ngen * o->gen_bytes;
     if (avail && need > avail) {
-        if (!chase_default || !gen_default) {
-            fprintf(stderr, "nb: -mess_size/-mess_gen_size: %.0f MiB in all exceeds half of the "
-                            "available memory (%.0f MiB)\n", need / MIB, avail / MIB);
-            return NB_ENOMEM;
-        }
+        if (!chase_default || !gen_default)
+            return nb_error_at(err, NB_ENOMEM, "-mess_size/-mess_gen_size", 0, 0,
+                               "%.0f MiB in all exceeds half of the available memory (%.0f MiB)",
+                               need / MIB, avail / MIB);
         double f = (double)avail / (double)need;
         o->chase_bytes = (size_t)(o->chase_bytes * f);
         o->gen_bytes = (size_t)(o->gen_bytes * f);
@@ -536,7 +534,7 @@ static int size_buffers(opts *o, size_t llc_bytes)
 
 /* The result's settings from the options (its lists point into *o) and
  * room for every point. */
-static int result_init(mess_result *r, opts *o)
+static int result_init(mess_result *r, opts *o, nb_error *err)
 {
     int st;
     r->chase_bytes = o->chase_bytes;
@@ -562,14 +560,13 @@ static int result_init(mess_result *r, opts *o)
         for (int p = 0; p < r->npad && st == 0; p++)
             st = alloc_point(&r->pts[m * r->npad + p], o->mixes[m], o->pads[p], o->reps);
     if (st) {
-        fprintf(stderr, "nb: -mess: out of memory for the results\n");
         free_result(r);
-        return st;
+        return nb_error_at(err, st, "-mess", 0, 0, "out of memory for the results");
     }
     return NB_OK;
 }
 
-int mess_main(int argc, char **argv, int first)
+int mess_main(int argc, char **argv, int first, nb_error *err)
 {
     opts o;
     int st = parse_opts(argc, argv, first, &o);
@@ -578,20 +575,20 @@ int mess_main(int argc, char **argv, int first)
 
     cpu_set_t allowed, one;
     if (sched_getaffinity(0, sizeof allowed, &allowed)) {
-        fprintf(stderr, "nb: -mess: cannot read the CPU affinity: %s\n", strerror(errno));
-        return NB_ESYSTEM;
+        return nb_error_at(err, NB_ESYSTEM, "-mess", 0, 0, "cannot read the CPU affinity: %s",
+                           strerror(errno));
     }
-    st = choose_cpus(&o, &allowed);
+    st = choose_cpus(&o, &allowed, err);
     if (st)
         return st;
 
     mess_result r;
     memset(&r, 0, sizeof r);
     fingerprint(&r.m, o.chase_cpu);
-    st = size_buffers(&o, r.m.llc_bytes);
+    st = size_buffers(&o, r.m.llc_bytes, err);
     if (st)
         return st;
-    st = result_init(&r, &o);
+    st = result_init(&r, &o, err);
     if (st)
         return st;
 
@@ -599,9 +596,10 @@ int mess_main(int argc, char **argv, int first)
     CPU_ZERO(&one);
     CPU_SET(o.chase_cpu, &one);
     if (sched_setaffinity(0, sizeof one, &one)) {
-        fprintf(stderr, "nb: -mess_cpu: cannot pin to CPU %d: %s\n", o.chase_cpu, strerror(errno));
+        int e = errno;
         free_result(&r);
-        return NB_ESYSTEM;
+        return nb_error_at(err, NB_ESYSTEM, "-mess_cpu", 0, 0, "cannot pin to CPU %d: %s",
+                           o.chase_cpu, strerror(e));
     }
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -667,8 +665,8 @@ int mess_main(int argc, char **argv, int first)
         if (w == 0)
             printf("mess: wrote %s.csv, %s.json, %s.svg\n", o.out, o.out, o.out);
         if (r.interrupted)
-            fprintf(stderr, "nb: -mess: interrupted after %d of %d measurements; wrote what "
-                            "was measured\n", r.measured, r.total);
+            nb_note("-mess: interrupted after %d of %d measurements; wrote what was measured",
+                    r.measured, r.total);
     }
     free_result(&r);
     return st;

@@ -25,11 +25,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sys/error.h"
+
 /* The -mess command.  Parses options from argv[first] on (a "-mess" token is
  * skipped), runs, writes the outputs and prints a summary on stdout.
- * Returns 0 or a negative NB_E* status; errors are printed as "nb: ..." on
- * stderr.  Ctrl-C ends the run early; what was measured is still written. */
-int mess_main(int argc, char **argv, int first);
+ * Returns 0 or a negative NB_E* status; a problem with the options, the CPUs
+ * or the memory is described in *err for the caller to print (the option
+ * parser, the buffers, the generators and the output files still print
+ * their own "nb: ..." line and leave err->status 0).  Ctrl-C ends the run early; what was measured is still written. */
+int mess_main(int argc, char **argv, int first, nb_error *err);
 
 /* The -mess options, one per line, for -help. */
 void mess_print_help(FILE *f);
