@@ -84,14 +84,13 @@ void mess_print_help(FILE *f)
           f);
 }
 
-static int usage(const char *opt, const char *what, const char *val)
+static int usage(nb_error *err, const char *opt, const char *what, const char *val)
 {
-    fprintf(stderr, "nb: %s: %s%s%s%s\n", opt, what, val ? " '" : "", val ? val : "",
-            val ? "'" : "");
-    return NB_EUSAGE;
+    return nb_error_at(err, NB_EUSAGE, opt, 0, 0, "%s%s%s%s", what, val ? " '" : "",
+                       val ? val : "", val ? "'" : "");
 }
 
-static int parse_size(const char *opt, const char *s, size_t *out)
+static int parse_size(const char *opt, const char *s, size_t *out, nb_error *err)
 {
     char *end;
     errno = 0;
@@ -106,12 +105,12 @@ static int parse_size(const char *opt, const char *s, size_t *out)
     if (*end == 'B' || *end == 'b')
         end++;
     if (errno || end == s || *end || *s == '-' || v == 0 || v > (1ull << 40) / mul)
-        return usage(opt, "expects a size such as 256M, got", s);
+        return usage(err, opt, "expects a size such as 256M, got", s);
     *out = (size_t)(v * mul);
     return NB_OK;
 }
 
-static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
+static int parse_int(const char *opt, const char *s, long lo, long hi, int *out, nb_error *err)
 {
     char *end;
     errno = 0;
@@ -119,7 +118,7 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
     if (errno || end == s || *end || v < lo || v > hi) {
         char what[96];
         snprintf(what, sizeof what, "expects an integer in %ld..%ld, got", lo, hi);
-        return usage(opt, what, s);
+        return usage(err, opt, what, s);
     }
     *out = (int)v;
     return NB_OK;
@@ -127,7 +126,7 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
 
 /* "a,b,c-d": integers in lo..hi, ranges allowed when ranges is set. */
 static int parse_list(const char *opt, const char *s, long lo, long hi, bool ranges,
-                      int *out, int *n)
+                      int *out, int *n, nb_error *err)
 {
     *n = 0;
     const char *p = s;
@@ -146,7 +145,7 @@ static int parse_list(const char *opt, const char *s, long lo, long hi, bool ran
         }
         for (long v = a; v <= b; v++) {
             if (*n >= MAX_LIST)
-                return usage(opt, "has more than 256 entries:", s);
+                return usage(err, opt, "has more than 256 entries:", s);
             out[(*n)++] = (int)v;
         }
         if (*end == 0)
@@ -159,10 +158,10 @@ bad:;
     char what[128];
     snprintf(what, sizeof what, "expects a comma-separated list of integers in %ld..%ld, got",
              lo, hi);
-    return usage(opt, what, s);
+    return usage(err, opt, what, s);
 }
 
-static int parse_opts(int argc, char **argv, int first, opts *o)
+static int parse_opts(int argc, char **argv, int first, opts *o, nb_error *err)
 {
     memset(o, 0, sizeof *o);
     o->chase_cpu = -1;
@@ -192,59 +191,59 @@ static int parse_opts(int argc, char **argv, int first, opts *o)
         if (strcmp(a, "-mess_unloaded") == 0) { o->unloaded_only = true; continue; }
         if (strcmp(a, "-mess_quiet") == 0) { o->quiet = true; continue; }
         if (strncmp(a, "-mess_", 6) != 0)
-            return usage(a, "is not a -mess option (see -mess_help)", NULL);
+            return usage(err, a, "is not a -mess option (see -mess_help)", NULL);
         if (i + 1 >= argc)
-            return usage(a, "needs a value", NULL);
+            return usage(err, a, "needs a value", NULL);
         const char *v = argv[++i];
         int st = NB_OK, t;
         if (strcmp(a, "-mess_size") == 0)
-            st = parse_size(a, v, &o->chase_bytes);
+            st = parse_size(a, v, &o->chase_bytes, err);
         else if (strcmp(a, "-mess_gen_size") == 0)
-            st = parse_size(a, v, &o->gen_bytes);
+            st = parse_size(a, v, &o->gen_bytes, err);
         else if (strcmp(a, "-mess_cpu") == 0)
-            st = parse_int(a, v, 0, CPU_SETSIZE - 1, &o->chase_cpu);
+            st = parse_int(a, v, 0, CPU_SETSIZE - 1, &o->chase_cpu, err);
         else if (strcmp(a, "-mess_gen_cpus") == 0)
-            st = parse_list(a, v, 0, CPU_SETSIZE - 1, true, o->gen_cpus, &o->ngen);
+            st = parse_list(a, v, 0, CPU_SETSIZE - 1, true, o->gen_cpus, &o->ngen, err);
         else if (strcmp(a, "-mess_mixes") == 0)
-            st = parse_list(a, v, 0, 100, false, o->mixes, &o->nmix);
+            st = parse_list(a, v, 0, 100, false, o->mixes, &o->nmix, err);
         else if (strcmp(a, "-mess_pads") == 0)
-            st = parse_list(a, v, 0, 1000000, false, o->pads, &o->npad);
+            st = parse_list(a, v, 0, 1000000, false, o->pads, &o->npad, err);
         else if (strcmp(a, "-mess_pad") == 0) {
             if (strcmp(v, "pause") == 0)
                 o->pad_kind = MESS_PAD_PAUSE;
             else if (strcmp(v, "nop") == 0)
                 o->pad_kind = MESS_PAD_NOP;
             else
-                st = usage(a, "expects pause or nop, got", v);
+                st = usage(err, a, "expects pause or nop, got", v);
         } else if (strcmp(a, "-mess_reps") == 0)
-            st = parse_int(a, v, 1, MAX_REPS, &o->reps);
+            st = parse_int(a, v, 1, MAX_REPS, &o->reps, err);
         else if (strcmp(a, "-mess_settle") == 0) {
-            if ((st = parse_int(a, v, 0, 600000, &t)) == NB_OK)
+            if ((st = parse_int(a, v, 0, 600000, &t, err)) == NB_OK)
                 o->settle_ms = t;
         } else if (strcmp(a, "-mess_time") == 0) {
-            if ((st = parse_int(a, v, 1, 600000, &t)) == NB_OK)
+            if ((st = parse_int(a, v, 1, 600000, &t, err)) == NB_OK)
                 o->window_ms = t;
         } else if (strcmp(a, "-mess_sg") == 0) {
             int l[MAX_LIST], n;
-            st = parse_list(a, v, 0, 99, false, l, &n);
+            st = parse_list(a, v, 0, 99, false, l, &n, err);
             if (st == 0 && (n > 2 || l[0] % 2 == 0 || (n == 2 && (l[1] >= l[0] || l[1] > 6))))
-                st = usage(a, "expects an odd window and an order below it (at most 6), got", v);
+                st = usage(err, a, "expects an odd window and an order below it (at most 6), got", v);
             if (st == 0) {
                 o->sg_window = l[0];
                 o->sg_order = n == 2 ? l[1] : (l[0] > 2 ? 2 : l[0] - 1);
             }
         } else if (strcmp(a, "-mess_out") == 0) {
             if (!*v)
-                st = usage(a, "expects a file prefix", NULL);
+                st = usage(err, a, "expects a file prefix", NULL);
             o->out = v;
         } else if (strcmp(a, "-mess_seed") == 0) {
             char *end;
             errno = 0;
             o->seed = strtoull(v, &end, 0);
             if (errno || end == v || *end)
-                st = usage(a, "expects an integer, got", v);
+                st = usage(err, a, "expects an integer, got", v);
         } else
-            st = usage(a, "is not a -mess option (see -mess_help)", NULL);
+            st = usage(err, a, "is not a -mess option (see -mess_help)", NULL);
         if (st)
             return st;
     }
@@ -427,8 +426,10 @@ static int write_file(const char *prefix, const char *ext, const mess_result *r,
                       int (*fn)(FILE *, const mess_result *))
 {
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s.%s", prefix, ext) >= (int)sizeof path)
-        return usage("-mess_out", "is too long:", prefix);
+    if (snprintf(path, sizeof path, "%s.%s", prefix, ext) >= (int)sizeof path) {
+        fprintf(stderr, "nb: -mess_out: is too long: '%s'\n", prefix);
+        return NB_EUSAGE;
+    }
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "nb: -mess_out: cannot write %s: %s\n", path, strerror(errno));
@@ -528,7 +529,7 @@ static int size_buffers(opts *o, size_t llc_bytes, nb_error *err)
     }
     o->chase_bytes = o->chase_bytes / 64 * 64;
     if (o->chase_bytes < 128)
-        return usage("-mess_size", "must be at least 128 bytes", NULL);
+        return usage(err, "-mess_size", "must be at least 128 bytes", NULL);
     return NB_OK;
 }
 
@@ -569,7 +570,7 @@ static int result_init(mess_result *r, opts *o, nb_error *err)
 int mess_main(int argc, char **argv, int first, nb_error *err)
 {
     opts o;
-    int st = parse_opts(argc, argv, first, &o);
+    int st = parse_opts(argc, argv, first, &o, err);
     if (st)
         return st > 0 ? NB_OK : st;
 
