@@ -209,8 +209,14 @@ int main(int argc, char **argv)
 
     nb_fingerprint fp;
     fingerprint_read(&fp, &cpu, uarch, pinned, "");
-    if (o.batch)
-        return batch_main(&o, &cpu, uarch, &fp);
+    if (o.batch) {
+        nb_error berr;
+        nb_error_clear(&berr);
+        int st = batch_main(&o, &cpu, uarch, &fp, &berr);
+        if (berr.status)
+            nb_error_print(stderr, &berr);
+        return nb_status_exit_code(st);
+    }
 
     /* Diagnostics go to stderr; with -output csv/json they are also kept
      * (tee) for the error record. */
