@@ -65,7 +65,7 @@ static void chase_buffer_visits_every_line(void **state)
     mess_buf b;
     assert_int_equal(mess_buf_alloc(&b, 4 << 20, true), 0);
     void *start;
-    assert_int_equal(mess_chase_init(&b, 7, &start), 0);
+    assert_int_equal(mess_chase_init(&b, 7, &start, NULL), 0);
     size_t lines = b.bytes / 64;
     uint8_t *seen = calloc(lines, 1);
     assert_non_null(seen);

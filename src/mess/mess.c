@@ -623,7 +623,7 @@ int mess_main(int argc, char **argv, int first, nb_error *err)
         if (c.progress)
             fprintf(stderr, "nb -mess: building a %.0f MiB chase and %d generator buffer(s)...",
                     o.chase_bytes / MIB, o.ngen);
-        st = mess_chase_init(&chase, o.seed, &c.chase);
+        st = mess_chase_init(&chase, o.seed, &c.chase, err);
         r.chase_huge = mess_buf_huge_fraction(&chase);
         if (st == 0 && o.ngen) {
             st = mess_traffic_start(&c.t, o.gen_cpus, o.ngen, o.gen_bytes, o.huge);

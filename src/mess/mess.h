@@ -62,8 +62,9 @@ double mess_buf_huge_fraction(const mess_buf *b);
 void mess_chase_perm(uint32_t *next, uint32_t n, uint64_t seed);
 
 /* Writes one pointer per 64-byte line of b, linked in a Sattolo cycle, and
- * returns the start of the chase in *start. */
-int mess_chase_init(const mess_buf *b, uint64_t seed, void **start);
+ * returns the start of the chase in *start; a size out of range or no memory
+ * for the order is described in *err. */
+int mess_chase_init(const mess_buf *b, uint64_t seed, void **start, nb_error *err);
 
 /* Follows `loads` pointers (a multiple of 16) from p; returns where it ended. */
 void *mess_chase_walk(void *p, uint64_t loads);
