@@ -111,7 +111,7 @@ static int measure_and_report(nb_job *j, const nb_options *o, const cpu_info *cp
     if (rc == 0) {
         char line[512];
         bench_backend_line(&j->res, line, sizeof line);
-        fprintf(stderr, "nb: backend: %s\n", line);
+        nb_note("backend: %s", line);
     }
     if (rc != 0 && o->output == OUTPUT_TEXT)
         return rc;

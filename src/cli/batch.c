@@ -244,7 +244,7 @@ static int run_line(batch_state *b, const char *text, long line_no)
     if (rc == 0 && !b->backend_shown) {
         char bl[512];
         bench_backend_line(&j.res, bl, sizeof bl);
-        fprintf(stderr, "nb: backend: %s\n", bl);
+        nb_note("backend: %s", bl);
         b->backend_shown = true;
     }
     int orc = out_record(&b->out, &ctx, parsed ? &lo : b->base, have_job ? &j : NULL,
@@ -325,8 +325,7 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
     free(line);
     progress_clear(&b.prog);
     if (b.prog.on || b.failed)
-        fprintf(stderr, "nb: batch: %ld line%s, %ld failed\n", n_lines, n_lines == 1 ? "" : "s",
-                b.failed);
+        nb_note("batch: %ld line%s, %ld failed", n_lines, n_lines == 1 ? "" : "s", b.failed);
     out_free(&b.out);
     bench_session_free(b.session);
     return status;
