@@ -225,17 +225,9 @@ static bool same_events(const bench_session *s, const nb_event *ev, size_t n)
 {
     if (!s->have_plan || s->n_events != n)
         return false;
-    for (size_t i = 0; i < n; i++) {
-        const nb_event *a = &s->events[i], *b = &ev[i];
-        if (strcmp(a->name, b->name) != 0 || a->evtsel != b->evtsel || a->umask != b->umask ||
-            a->cmask != b->cmask || a->any != b->any || a->edge != b->edge || a->inv != b->inv ||
-            a->taken_alone != b->taken_alone || a->ctr != b->ctr ||
-            a->has_msr_3f6h != b->has_msr_3f6h || a->has_msr_pf != b->has_msr_pf ||
-            a->has_msr_rsp0 != b->has_msr_rsp0 || a->has_msr_rsp1 != b->has_msr_rsp1 ||
-            a->msr_3f6h != b->msr_3f6h || a->msr_pf != b->msr_pf ||
-            a->msr_rsp0 != b->msr_rsp0 || a->msr_rsp1 != b->msr_rsp1)
+    for (size_t i = 0; i < n; i++)
+        if (!pmu_event_equal(&s->events[i], &ev[i]))
             return false;
-    }
     return true;
 }
 

@@ -258,13 +258,21 @@ static struct kept_group {
 } g_kept[KEPT_GROUPS];
 static unsigned long g_kept_clock;
 
+static bool events_equal(const nb_event *a, const nb_event *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!pmu_event_equal(&a[i], &b[i]))
+            return false;
+    return true;
+}
+
 static bool same_group(const struct kept_group *k, const worker_job *w)
 {
     return k->used && k->backend == w->backend && k->n_events == w->n_events &&
            k->with_clock == w->with_clock && k->cfg.cpu_index == w->cfg.cpu_index &&
            k->cfg.count_usr == w->cfg.count_usr && k->cfg.count_os == w->cfg.count_os &&
            k->cfg.fixed_counters == w->cfg.fixed_counters &&
-           memcmp(k->events, w->events, w->n_events * sizeof *w->events) == 0;
+           events_equal(k->events, w->events, w->n_events);
 }
 
 static const pmu_group *child_group(const worker_job *w)
