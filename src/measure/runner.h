@@ -77,8 +77,5 @@ void runner_stop(void);
 
 void runner_output_free(runner_output *out);
 
-/* Ticks per core cycle from a calibration program pair, in this process;
- * exposed for tests.  Returns a value > 0, or 0 on failure. */
-double runner_calibrate_once(void);
 
 #endif
