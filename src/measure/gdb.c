@@ -34,6 +34,7 @@
 #include "measure/stats.h"
 #include "sys/status.h"
 #include "lib/clock.h"
+#include "sys/error.h"
 #include "measure/worker_shared.h"
 
 
@@ -80,9 +81,9 @@ void run_gdb(const char *gdb, pid_t child)
 {
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)child);
-    fprintf(stderr, "nb: -debug: gdb attaches to the measuring process %s; it stops at the int3 "
+    nb_note("-debug: gdb attaches to the measuring process %s; it stops at the int3 "
             "right before the second counter read of every run (try `info all-registers`, "
-            "`x/4gx $r14`; `continue` runs on, `quit` leaves gdb and lets the run finish)\n", pid);
+            "`x/4gx $r14`; `continue` runs on, `quit` leaves gdb and lets the run finish)", pid);
     fflush(stderr);
     pid_t g = fork();
     if (g == 0) {

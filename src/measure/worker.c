@@ -39,6 +39,7 @@
 #include "measure/stats.h"
 #include "sys/status.h"
 #include "lib/clock.h"
+#include "sys/error.h"
 #include "measure/worker_shared.h"
 
 /* When the last measuring child ended, the TSC frequency and the IMUL
@@ -360,8 +361,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
         h->n_cal = 2 * (size_t)n;
 
     if (h->sandbox_note[0] && !g_sandbox_noted) {
-        fprintf(stderr, "nb: note: system calls of the benchmark code are not trapped: %s\n",
-                h->sandbox_note);
+        nb_note("note: system calls of the benchmark code are not trapped: %s", h->sandbox_note);
         g_sandbox_noted = true;
     }
     fault_context fc;
