@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "measure/bench.h"
+#include "harness/fragment.h"
 #include "pmu/pmu.h"
 
 /* The numbers of the options the engine uses, built once by the caller
@@ -41,12 +41,9 @@ typedef struct measure_params {
     double timeout;              /* seconds, 0 = none */
 } measure_params;
 
-measure_params measure_params_of(const nb_options *o);
-
 typedef struct runner_job {
     measure_params p;
-    const nb_options *o;         /* only to name the code fragments in a fault */
-    const bench_code *c;
+    nb_fragment frag[NB_FRAG_MAX];   /* the code, named for fault reports */
     const pmu_backend *backend;
     const pmu_config *cfg;
     const pmu_group_plan *plan;

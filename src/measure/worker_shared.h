@@ -31,6 +31,7 @@
 #include "asm/asm.h"
 #include "harness/codegen.h"
 #include "sys/cpu.h"
+#include "measure/bench.h"
 #include "measure/fault.h"
 #include "pmu/advice.h"
 #include "sys/restore.h"
