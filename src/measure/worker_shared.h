@@ -6,41 +6,18 @@
 #ifndef NB_MEASURE_WORKER_SHARED_H
 #define NB_MEASURE_WORKER_SHARED_H
 
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <math.h>
-#include <poll.h>
-#include <sched.h>
-#include <sys/syscall.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
-#include "asm/asm.h"
 #include "harness/codegen.h"
-#include "sys/cpu.h"
 #include "measure/bench.h"
 #include "measure/fault.h"
-#include "pmu/advice.h"
-#include "sys/restore.h"
 #include "measure/runner.h"
-#include "measure/sandbox.h"
-#include "measure/stats.h"
+#include "pmu/pmu.h"
 #include "pmu/tsc_method.h"
-#include "sys/status.h"
-#include "lib/clock.h"
+#include "sys/cpu.h"
 
 
 #define AREA_SIZE (1u << 20)
