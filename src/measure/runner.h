@@ -21,7 +21,13 @@
  * read.  With gdb on PATH and a terminal on stdin, gdb is attached to the
  * child and stops there; otherwise the child's SIGTRAP handler prints every
  * general-purpose register, the flags, MXCSR, XMM0-15 and ST0-7 once and the
- * run goes on.  No -timeout applies with -debug. */
+ * run goes on.  No -timeout applies with -debug.
+ *
+ * Where it lives: worker.c (the parent: fork, post, wait, reap, kill),
+ * child.c (the measuring process), trap.c (its signal handlers), gdb.c,
+ * pmu/tsc_method.c (sampling and the tsc calibration); worker_shared.h
+ * describes what crosses fork().  The caller owns the fragments' bytes;
+ * runner_output_free() frees an output. */
 #ifndef NB_RUNNER_H
 #define NB_RUNNER_H
 
