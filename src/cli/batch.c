@@ -11,6 +11,7 @@
 
 #include "measure/bench.h"
 #include "cli/job.h"
+#include "lib/clock.h"
 #include "report/output.h"
 #include "report/record.h"
 #include "sys/status.h"
@@ -80,13 +81,6 @@ fail:
     return -1;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Lines that hold a benchmark (not blank, not a comment). */
 static long count_lines(FILE *f)
 {
@@ -118,7 +112,7 @@ static void progress_show(progress *p)
 {
     if (!p->on)
         return;
-    double dt = now_s() - p->t0;
+    double dt = clock_ns() * 1e-9 - p->t0;
     double rate = dt > 0 ? (double)p->done / dt : 0;
     char eta[32] = "";
     if (p->total > 0 && rate > 0)
@@ -281,7 +275,7 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
         b.prog.total = count_lines(f);
         rewind(f);
     }
-    b.prog.t0 = now_s();
+    b.prog.t0 = clock_ns() * 1e-9;
     b.session = bench_session_new();
     if (!b.session) {
         if (!from_stdin)

@@ -1,4 +1,9 @@
-/* nb options: nanoBench's command line plus nb's own options.
+/* Folder cli/: the command line's side of nb.  It turns argv (or a batch
+ * line) into nb_options, runs a single benchmark or a batch of them through
+ * the engine (measure/) and hands each result to report/; nothing below
+ * cli/ parses options or decides what the process prints and exits with.
+ *
+ * nb options: nanoBench's command line plus nb's own options.
  *
  * One table (options.c) drives parsing, unique-prefix abbreviation
  * (`-l` is `-loop_count`), validation and -help.  Values are checked at the

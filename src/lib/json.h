@@ -1,4 +1,8 @@
-/* nb json: a small value tree for result records, written as JSON or
+/* Folder lib/: small general-purpose pieces with no knowledge of
+ * benchmarks: the clock (clock.h), a growing string (strbuf.h) and the JSON
+ * value tree (json.h).  Nothing in lib/ includes a header outside lib/.
+ *
+ * nb json: a small value tree for result records, written as JSON or
  * flattened into CSV columns.
  *
  * One tree per record (record.c builds it), so the JSON object and the CSV

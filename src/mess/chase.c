@@ -11,7 +11,6 @@
  * Without a PMU, core cycles come from the TSC and a measured core clock. */
 #include "mess/mess.h"
 
-#include <cpuid.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,8 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "lib/clock.h"
+#include "sys/cpu.h"
 #include "sys/status.h"
 
 #define LINE 64
@@ -149,39 +150,6 @@ void *mess_chase_walk(void *p, uint64_t loads)
     return q;
 }
 
-uint64_t mess_tsc(void)
-{
-    _mm_lfence();
-    uint64_t t = __rdtsc();
-    _mm_lfence();
-    return t;
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-double mess_tsc_ghz(void)
-{
-    /* Three 20 ms windows; the median resists a preemption in one. */
-    double g[3];
-    for (int k = 0; k < 3; k++) {
-        double n0 = now_ns();
-        uint64_t t0 = mess_tsc();
-        double n1;
-        do
-            n1 = now_ns();
-        while (n1 - n0 < 20e6);
-        uint64_t t1 = mess_tsc();
-        g[k] = (double)(t1 - t0) / (n1 - n0);
-    }
-    double lo = g[0] < g[1] ? g[0] : g[1], hi = g[0] < g[1] ? g[1] : g[0];
-    return g[2] < lo ? lo : g[2] > hi ? hi : g[2];
-}
-
 /* iters * 100 dependent ADDs; the loop counter runs beside them. */
 static uint64_t add_chain(uint64_t iters)
 {
@@ -204,9 +172,9 @@ double mess_core_ghz(double tsc_ghz)
     uint64_t best = UINT64_MAX;
     add_chain(iters);
     for (int k = 0; k < 5; k++) {
-        uint64_t t0 = mess_tsc();
+        uint64_t t0 = clock_tsc();
         add_chain(iters);
-        uint64_t t = mess_tsc() - t0;
+        uint64_t t = clock_tsc() - t0;
         if (t < best)
             best = t;
     }
@@ -215,9 +183,10 @@ double mess_core_ghz(double tsc_ghz)
 
 size_t mess_llc_bytes(const char **source)
 {
-    unsigned a, b, c, d, max_ext;
+    uint32_t r[4], max_ext;
     size_t best = 0;
-    __cpuid(0x80000000, max_ext, b, c, d);
+    cpu_cpuid(0x80000000, 0, r);
+    max_ext = r[0];
     /* Deterministic cache parameters: Intel leaf 4, AMD 0x8000001D (only
      * valid with TOPOEXT); same layout in both. */
     unsigned leaves[2] = { 4, 0x8000001D };
@@ -227,17 +196,18 @@ size_t mess_llc_bytes(const char **source)
         if (leaf >= 0x80000000u) {
             if (max_ext < leaf)
                 continue;
-            __cpuid(0x80000001, a, b, c, d);
-            if (!(c & (1u << 22)))
+            cpu_cpuid(0x80000001, 0, r);
+            if (!(r[2] & (1u << 22)))
                 continue;
         } else {
-            __cpuid(0, a, b, c, d);
-            if (a < leaf)
+            cpu_cpuid(0, 0, r);
+            if (r[0] < leaf)
                 continue;
         }
         for (unsigned i = 0; i < 16; i++) {
-            __cpuid_count(leaf, i, a, b, c, d);
-            unsigned type = a & 31;
+            cpu_cpuid(leaf, i, r);
+            uint32_t b = r[1], c = r[2];
+            unsigned type = r[0] & 31;
             if (type == 0)
                 break;
             if (type == 2)   /* instruction cache */
@@ -254,9 +224,9 @@ size_t mess_llc_bytes(const char **source)
     }
     /* AMD's older leaf: L3 size in 512 KiB units in EDX[31:18]. */
     if (max_ext >= 0x80000006) {
-        __cpuid(0x80000006, a, b, c, d);
-        size_t l3 = (size_t)(d >> 18) * 512 * 1024;
-        size_t l2 = (size_t)(c >> 16) * 1024;
+        cpu_cpuid(0x80000006, 0, r);
+        size_t l3 = (size_t)(r[3] >> 18) * 512 * 1024;
+        size_t l2 = (size_t)(r[2] >> 16) * 1024;
         best = l3 > l2 ? l3 : l2;
         if (best)
             *source = "cpuid 0x80000006";

@@ -13,7 +13,6 @@
  * is reduced and written as usual. */
 #include "mess/mess.h"
 
-#include <cpuid.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -26,6 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
+#include "sys/cpu.h"
+#include "sys/fileio.h"
 #include "sys/status.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -248,55 +250,24 @@ static int parse_opts(int argc, char **argv, int first, opts *o)
     return NB_OK;
 }
 
-static void read_line(const char *path, char *buf, size_t n)
-{
-    buf[0] = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    if (fgets(buf, (int)n, f))
-        buf[strcspn(buf, "\n")] = 0;
-    fclose(f);
-}
-
 static void fingerprint(mess_machine *m, int cpu)
 {
-    unsigned a, b, c, d;
     memset(m, 0, sizeof *m);
-    __cpuid(0, a, b, c, d);
-    memcpy(m->vendor, &b, 4);
-    memcpy(m->vendor + 4, &d, 4);
-    memcpy(m->vendor + 8, &c, 4);
-    __cpuid(1, a, b, c, d);
-    unsigned fam = (a >> 8) & 15, model = (a >> 4) & 15;
-    if (fam == 15)
-        fam += (a >> 20) & 0xff;
-    if (fam == 6 || fam >= 15)
-        model |= ((a >> 16) & 15) << 4;
-    m->family = fam;
-    m->model = model;
-    m->stepping = a & 15;
-    __cpuid(0x80000000, a, b, c, d);
-    if (a >= 0x80000004) {
-        unsigned r[12];
-        for (size_t i = 0; i < 3; i++)
-            __cpuid(0x80000002 + (unsigned)i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
-        memcpy(m->brand, r, 48);
-        char *s = m->brand;
-        while (*s == ' ')
-            s++;
-        memmove(m->brand, s, strlen(s) + 1);
-        for (size_t n = strlen(m->brand); n && m->brand[n - 1] == ' '; n--)
-            m->brand[n - 1] = 0;
-    }
+    cpu_info ci;
+    cpu_detect(&ci);
+    memcpy(m->vendor, ci.vendor_string, sizeof m->vendor);
+    memcpy(m->brand, ci.brand, sizeof m->brand);
+    m->family = ci.family;
+    m->model = ci.model;
+    m->stepping = ci.stepping;
     struct utsname u;
     if (uname(&u) == 0)
         snprintf(m->kernel, sizeof m->kernel, "%s", u.release);
-    char buf[64], path[96];
-    read_line("/sys/devices/system/cpu/smt/active", buf, sizeof buf);
+    char buf[64] = "", path[96];
+    file_read_line("", "/sys/devices/system/cpu/smt/active", buf, sizeof buf);
     m->smt = buf[0] == '1' ? 1 : buf[0] == '0' ? 0 : -1;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
-    read_line(path, m->governor, sizeof m->governor);
+    file_read_line("", path, m->governor, sizeof m->governor);
     m->llc_bytes = mess_llc_bytes(&m->llc_source);
 }
 
@@ -322,18 +293,11 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void sleep_ms(double ms)
 {
-    double end = mono_s() + ms / 1000;
+    double end = clock_ns() * 1e-9 + ms / 1000;
     while (!stop_flag) {
-        double left = end - mono_s();
+        double left = end - clock_ns() * 1e-9;
         if (left <= 0)
             break;
         if (left > 0.01)
@@ -372,11 +336,11 @@ static bool measure(run_ctx *c, mess_point *p)
     double core = mess_core_ghz(c->tsc_ghz);
     uint64_t window = (uint64_t)(r->window_ms * 1e6 * c->tsc_ghz);
     uint64_t b0 = c->t ? mess_traffic_bytes(c->t) : 0;
-    uint64_t t0 = mess_tsc(), t1, prev = t0;
+    uint64_t t0 = clock_tsc(), t1, prev = t0;
     size_t n = 0;
     do {
         c->chase = mess_chase_walk(c->chase, CHUNK);
-        t1 = mess_tsc();
+        t1 = clock_tsc();
         c->chunk[n++] = (uint32_t)(t1 - prev < UINT32_MAX ? t1 - prev : UINT32_MAX);
         prev = t1;
     } while (t1 - t0 < window && n < c->nchunk && !stop_flag);
@@ -402,7 +366,7 @@ static bool measure(run_ctx *c, mess_point *p)
     p->rep_bw[k] = (double)(b1 - b0) / ns;   /* bytes per ns = GB/s */
     r->measured++;
     if (c->progress) {
-        double el = mono_s() - c->t0, eta = el / r->measured * (r->total - r->measured);
+        double el = clock_ns() * 1e-9 - c->t0, eta = el / r->measured * (r->total - r->measured);
         fprintf(stderr, "\rnb -mess: %d/%d points, ETA %d:%02d   ", r->measured, r->total,
                 (int)eta / 60, (int)eta % 60);
     }
@@ -413,8 +377,8 @@ static int run(run_ctx *c)
 {
     mess_result *r = c->r;
     /* Warm up: caches, TLBs and the clock reach their steady state. */
-    uint64_t w0 = mess_tsc();
-    while (mess_tsc() - w0 < (uint64_t)(200e6 * c->tsc_ghz) && !stop_flag)
+    uint64_t w0 = clock_tsc();
+    while (clock_tsc() - w0 < (uint64_t)(200e6 * c->tsc_ghz) && !stop_flag)
         c->chase = mess_chase_walk(c->chase, CHUNK);
     for (int rep = 0; rep < r->reps && !stop_flag; rep++) {
         if (c->t)
@@ -503,6 +467,108 @@ static void summary(const mess_result *r, const opts *o)
            r->interrupted ? " (interrupted)" : "");
 }
 
+/* The chase CPU (the first allowed one unless named) and the generators'
+ * CPUs (every other allowed one unless named), checked against `allowed`. */
+static int choose_cpus(opts *o, const cpu_set_t *allowed)
+{
+    if (o->chase_cpu < 0)
+        for (int i = 0; i < CPU_SETSIZE && o->chase_cpu < 0; i++)
+            if (CPU_ISSET(i, allowed))
+                o->chase_cpu = i;
+    if (!CPU_ISSET(o->chase_cpu, allowed)) {
+        fprintf(stderr, "nb: -mess_cpu: CPU %d is not available to nb\n", o->chase_cpu);
+        return NB_EUSAGE;
+    }
+    if (o->unloaded_only)
+        o->ngen = 0;
+    else if (o->ngen < 0) {
+        o->ngen = 0;
+        for (int i = 0; i < CPU_SETSIZE && o->ngen < MAX_LIST; i++)
+            if (CPU_ISSET(i, allowed) && i != o->chase_cpu)
+                o->gen_cpus[o->ngen++] = i;
+        if (o->ngen == 0) {
+            fprintf(stderr, "nb: -mess: only CPU %d is available; the generators need another "
+                            "(-mess_unloaded measures latency alone)\n", o->chase_cpu);
+            return NB_EUNSUPPORTED;
+        }
+    } else
+        for (int i = 0; i < o->ngen; i++)
+            if (o->gen_cpus[i] == o->chase_cpu || !CPU_ISSET(o->gen_cpus[i], allowed)) {
+                fprintf(stderr, "nb: -mess_gen_cpus: CPU %d is %s\n", o->gen_cpus[i],
+                        o->gen_cpus[i] == o->chase_cpu ? "the chase CPU" : "not available to nb");
+                return NB_EUSAGE;
+            }
+    return NB_OK;
+}
+
+/* Default buffer sizes from the LLC's (128 MiB if unknown), kept within
+ * half of the available memory. */
+static int size_buffers(opts *o, size_t llc_bytes)
+{
+    size_t llc = llc_bytes ? llc_bytes : (size_t)128 << 20;
+    size_t min_size = (size_t)64 << 20;
+    bool chase_default = o->chase_bytes == 0, gen_default = o->gen_bytes == 0;
+    if (chase_default)
+        o->chase_bytes = 2 * llc > min_size ? 2 * llc : min_size;
+    if (gen_default) {
+        size_t g = o->ngen ? 2 * llc / (size_t)o->ngen : 0;
+        o->gen_bytes = g > min_size ? g : min_size;
+    }
+    /* Stay within half of the available memory: shrink defaults, refuse
+     * explicit sizes that do not fit. */
+    size_t avail = mem_available() / 2;
+    size_t need = o->chase_bytes + (size_t)o->ngen * o->gen_bytes;
+    if (avail && need > avail) {
+        if (!chase_default || !gen_default) {
+            fprintf(stderr, "nb: -mess_size/-mess_gen_size: %.0f MiB in all exceeds half of the "
+                            "available memory (%.0f MiB)\n", need / MIB, avail / MIB);
+            return NB_ENOMEM;
+        }
+        double f = (double)avail / (double)need;
+        o->chase_bytes = (size_t)(o->chase_bytes * f);
+        o->gen_bytes = (size_t)(o->gen_bytes * f);
+    }
+    o->chase_bytes = o->chase_bytes / 64 * 64;
+    if (o->chase_bytes < 128)
+        return usage("-mess_size", "must be at least 128 bytes", NULL);
+    return NB_OK;
+}
+
+/* The result's settings from the options (its lists point into *o) and
+ * room for every point. */
+static int result_init(mess_result *r, opts *o)
+{
+    int st;
+    r->chase_bytes = o->chase_bytes;
+    r->gen_bytes = o->ngen ? o->gen_bytes : 0;
+    r->chase_cpu = o->chase_cpu;
+    r->ngen = o->ngen;
+    r->gen_cpus = o->gen_cpus;
+    r->nmix = o->unloaded_only ? 0 : o->nmix;
+    r->npad = o->unloaded_only ? 0 : o->npad;
+    r->mixes = o->mixes;
+    r->pads = o->pads;
+    r->reps = o->reps;
+    r->settle_ms = o->settle_ms;
+    r->window_ms = o->window_ms;
+    r->pad_kind = o->pad_kind;
+    r->sg_window = o->sg_window;
+    r->sg_order = o->sg_order;
+    r->chase_huge = r->gen_huge = -1;
+    r->total = o->reps * (1 + r->nmix * r->npad);
+    r->pts = calloc((size_t)(r->nmix * r->npad > 0 ? r->nmix * r->npad : 1), sizeof *r->pts);
+    st = r->pts ? alloc_point(&r->unloaded, -1, MESS_UNLOADED, o->reps) : NB_ENOMEM;
+    for (int m = 0; m < r->nmix && st == 0; m++)
+        for (int p = 0; p < r->npad && st == 0; p++)
+            st = alloc_point(&r->pts[m * r->npad + p], o->mixes[m], o->pads[p], o->reps);
+    if (st) {
+        fprintf(stderr, "nb: -mess: out of memory for the results\n");
+        free_result(r);
+        return st;
+    }
+    return NB_OK;
+}
+
 int mess_main(int argc, char **argv, int first)
 {
     opts o;
@@ -515,91 +581,19 @@ int mess_main(int argc, char **argv, int first)
         fprintf(stderr, "nb: -mess: cannot read the CPU affinity: %s\n", strerror(errno));
         return NB_ESYSTEM;
     }
-    if (o.chase_cpu < 0)
-        for (int i = 0; i < CPU_SETSIZE && o.chase_cpu < 0; i++)
-            if (CPU_ISSET(i, &allowed))
-                o.chase_cpu = i;
-    if (!CPU_ISSET(o.chase_cpu, &allowed)) {
-        fprintf(stderr, "nb: -mess_cpu: CPU %d is not available to nb\n", o.chase_cpu);
-        return NB_EUSAGE;
-    }
-    if (o.unloaded_only)
-        o.ngen = 0;
-    else if (o.ngen < 0) {
-        o.ngen = 0;
-        for (int i = 0; i < CPU_SETSIZE && o.ngen < MAX_LIST; i++)
-            if (CPU_ISSET(i, &allowed) && i != o.chase_cpu)
-                o.gen_cpus[o.ngen++] = i;
-        if (o.ngen == 0) {
-            fprintf(stderr, "nb: -mess: only CPU %d is available; the generators need another "
-                            "(-mess_unloaded measures latency alone)\n", o.chase_cpu);
-            return NB_EUNSUPPORTED;
-        }
-    } else
-        for (int i = 0; i < o.ngen; i++)
-            if (o.gen_cpus[i] == o.chase_cpu || !CPU_ISSET(o.gen_cpus[i], &allowed)) {
-                fprintf(stderr, "nb: -mess_gen_cpus: CPU %d is %s\n", o.gen_cpus[i],
-                        o.gen_cpus[i] == o.chase_cpu ? "the chase CPU" : "not available to nb");
-                return NB_EUSAGE;
-            }
+    st = choose_cpus(&o, &allowed);
+    if (st)
+        return st;
 
     mess_result r;
     memset(&r, 0, sizeof r);
     fingerprint(&r.m, o.chase_cpu);
-    size_t llc = r.m.llc_bytes ? r.m.llc_bytes : (size_t)128 << 20;
-    size_t min_size = (size_t)64 << 20;
-    bool chase_default = o.chase_bytes == 0, gen_default = o.gen_bytes == 0;
-    if (chase_default)
-        o.chase_bytes = 2 * llc > min_size ? 2 * llc : min_size;
-    if (gen_default) {
-        size_t g = o.ngen ? 2 * llc / (size_t)o.ngen : 0;
-        o.gen_bytes = g > min_size ? g : min_size;
-    }
-    /* Stay within half of the available memory: shrink defaults, refuse
-     * explicit sizes that do not fit. */
-    size_t avail = mem_available() / 2;
-    size_t need = o.chase_bytes + (size_t)o.ngen * o.gen_bytes;
-    if (avail && need > avail) {
-        if (!chase_default || !gen_default) {
-            fprintf(stderr, "nb: -mess_size/-mess_gen_size: %.0f MiB in all exceeds half of the "
-                            "available memory (%.0f MiB)\n", need / MIB, avail / MIB);
-            return NB_ENOMEM;
-        }
-        double f = (double)avail / (double)need;
-        o.chase_bytes = (size_t)(o.chase_bytes * f);
-        o.gen_bytes = (size_t)(o.gen_bytes * f);
-    }
-    o.chase_bytes = o.chase_bytes / 64 * 64;
-    if (o.chase_bytes < 128)
-        return usage("-mess_size", "must be at least 128 bytes", NULL);
-
-    r.chase_bytes = o.chase_bytes;
-    r.gen_bytes = o.ngen ? o.gen_bytes : 0;
-    r.chase_cpu = o.chase_cpu;
-    r.ngen = o.ngen;
-    r.gen_cpus = o.gen_cpus;
-    r.nmix = o.unloaded_only ? 0 : o.nmix;
-    r.npad = o.unloaded_only ? 0 : o.npad;
-    r.mixes = o.mixes;
-    r.pads = o.pads;
-    r.reps = o.reps;
-    r.settle_ms = o.settle_ms;
-    r.window_ms = o.window_ms;
-    r.pad_kind = o.pad_kind;
-    r.sg_window = o.sg_window;
-    r.sg_order = o.sg_order;
-    r.chase_huge = r.gen_huge = -1;
-    r.total = o.reps * (1 + r.nmix * r.npad);
-    r.pts = calloc((size_t)(r.nmix * r.npad > 0 ? r.nmix * r.npad : 1), sizeof *r.pts);
-    st = r.pts ? alloc_point(&r.unloaded, -1, MESS_UNLOADED, o.reps) : NB_ENOMEM;
-    for (int m = 0; m < r.nmix && st == 0; m++)
-        for (int p = 0; p < r.npad && st == 0; p++)
-            st = alloc_point(&r.pts[m * r.npad + p], o.mixes[m], o.pads[p], o.reps);
-    if (st) {
-        fprintf(stderr, "nb: -mess: out of memory for the results\n");
-        free_result(&r);
+    st = size_buffers(&o, r.m.llc_bytes);
+    if (st)
         return st;
-    }
+    st = result_init(&r, &o);
+    if (st)
+        return st;
 
     /* Pin the chase (this thread) for the run; restored below. */
     CPU_ZERO(&one);
@@ -622,7 +616,7 @@ int mess_main(int argc, char **argv, int first)
     if (old_term.sa_handler != SIG_IGN)
         sigaction(SIGTERM, &sa, NULL);
 
-    double start = mono_s();
+    double start = clock_ns() * 1e-9;
     run_ctx c = { .r = &r, .progress = !o.quiet && isatty(2), .t0 = start };
     mess_buf chase;
     st = mess_buf_alloc(&chase, o.chase_bytes, o.huge);
@@ -640,19 +634,19 @@ int mess_main(int argc, char **argv, int first)
         if (c.progress)
             fputc('\n', stderr);
         if (st == 0) {
-            c.tsc_ghz = mess_tsc_ghz();
+            c.tsc_ghz = clock_tsc_ghz(20e6);
             r.m.tsc_ghz = c.tsc_ghz;
             c.nchunk = (size_t)(o.window_ms * 1e6 / (2.0 * CHUNK)) + 16;
             c.chunk = malloc(2 * c.nchunk * sizeof *c.chunk);
             c.sorted = c.chunk + c.nchunk;
-            c.t0 = mono_s();
+            c.t0 = clock_ns() * 1e-9;
             st = c.chunk ? run(&c) : NB_ENOMEM;
             free(c.chunk);
         }
         mess_traffic_stop(c.t);
         mess_buf_free(&chase);
     }
-    r.seconds = mono_s() - start;
+    r.seconds = clock_ns() * 1e-9 - start;
     r.interrupted = stop_flag != 0;
 
     sigaction(SIGINT, &old_int, NULL);

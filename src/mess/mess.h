@@ -1,4 +1,8 @@
-/* nb mess: memory bandwidth-latency curves by the Mess benchmark's method.
+/* Folder mess/: the `-mess` command, a memory benchmark of its own beside
+ * nanoBench's instruction benchmarks; it shares only the clock (lib/),
+ * CPUID, the sysfs reader and the exit statuses (sys/) with the rest of nb.
+ *
+ * nb mess: memory bandwidth-latency curves by the Mess benchmark's method.
  *
  * Owns the `-mess` command: its options, the pointer chase that measures
  * latency (chase.c), the traffic-generator threads that load the memory
@@ -60,10 +64,6 @@ int mess_chase_init(const mess_buf *b, uint64_t seed, void **start);
 /* Follows `loads` pointers (a multiple of 16) from p; returns where it ended. */
 void *mess_chase_walk(void *p, uint64_t loads);
 
-/* Serialized TSC read. */
-uint64_t mess_tsc(void);
-/* TSC ticks per nanosecond, calibrated against CLOCK_MONOTONIC_RAW. */
-double mess_tsc_ghz(void);
 /* Core clock in GHz on the calling CPU: a chain of dependent 1-cycle ADDs
  * timed by the TSC (there may be no PMU to count cycles). */
 double mess_core_ghz(double tsc_ghz);

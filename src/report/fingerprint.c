@@ -1,6 +1,7 @@
 /* nb fingerprint: see fingerprint.h. */
 #include "report/fingerprint.h"
 
+#include "lib/clock.h"
 #include "sys/fileio.h"
 
 #include <stdio.h>
@@ -73,32 +74,6 @@ static jv *tri(int v)
     return v < 0 ? jv_null() : jv_bool(v != 0);
 }
 
-static double mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-/* The TSC against CLOCK_MONOTONIC over 5 ms, once per process: for records
- * of backends that do not calibrate (perf, msr) and for failures. */
-static double tsc_ghz_measured(void)
-{
-    static double ghz;
-    if (ghz > 0)
-        return ghz;
-    unsigned lo, hi;
-    double t0 = mono_ns(), t;
-    __asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
-    unsigned long long c0 = (unsigned long long)hi << 32 | lo;
-    while ((t = mono_ns()) - t0 < 5e6)
-        ;
-    __asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
-    unsigned long long c1 = (unsigned long long)hi << 32 | lo;
-    ghz = (double)(c1 - c0) / (t - t0);
-    return ghz;
-}
-
 jv *fingerprint_json(const nb_fingerprint *fp, double tsc_ghz)
 {
     jv *m = jv_obj();
@@ -117,6 +92,6 @@ jv *fingerprint_json(const nb_fingerprint *fp, double tsc_ghz)
     jv_set(m, "smt", tri(fp->smt));
     jv_set(m, "cpufreq_governor", str_or_null(fp->governor));
     jv_set(m, "boost", tri(fp->boost));
-    jv_set(m, "tsc_ghz", jv_num(tsc_ghz > 0 ? tsc_ghz : tsc_ghz_measured()));
+    jv_set(m, "tsc_ghz", jv_num(tsc_ghz > 0 ? tsc_ghz : clock_tsc_ghz(5e6)));
     return m;
 }

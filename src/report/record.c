@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/strbuf.h"
 #include "sys/status.h"
 #include "sys/version.h"
 
@@ -22,47 +23,20 @@ const char *record_error_kind(int status, const char *message)
     }
 }
 
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} strbuf;
-
-static void sb_add(strbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 256;
-        while (c < b->len + n + 1)
-            c *= 2;
-        char *p = realloc(b->s, c);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = c;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
 /* A word for a POSIX shell: as is where safe, else in single quotes. */
 static void sb_word(strbuf *b, const char *w)
 {
     static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                "0123456789_@%+=:,./-";
-    sb_add(b, " ", 1);
+    strbuf_add(b, " ", 1);
     if (w[0] && strspn(w, safe) == strlen(w)) {
-        sb_add(b, w, strlen(w));
+        strbuf_add(b, w, strlen(w));
         return;
     }
-    sb_add(b, "'", 1);
+    strbuf_add(b, "'", 1);
     for (const char *p = w; *p; p++)
-        sb_add(b, *p == '\'' ? "'\\''" : p, *p == '\'' ? 4 : 1);
-    sb_add(b, "'", 1);
+        strbuf_add(b, *p == '\'' ? "'\\''" : p, *p == '\'' ? 4 : 1);
+    strbuf_add(b, "'", 1);
 }
 
 typedef struct cmd_ctx {
@@ -123,13 +97,13 @@ static void command_word(void *ctx, const nb_optval *v)
 char *record_command(const nb_options *o)
 {
     strbuf b = {0};
-    sb_add(&b, "nb", 2);
+    strbuf_add(&b, "nb", 2);
     cmd_ctx c = {.b = &b};
     options_defaults(&c.defaults);
     options_each(&c.defaults, collect_default, &c);
     options_each(o, command_word, &c);
     if (b.oom) {
-        free(b.s);
+        strbuf_free(&b);
         return NULL;
     }
     return b.s;

@@ -1,4 +1,9 @@
-/* nb: one list of exit statuses, shared by every module.
+/* Folder sys/: nb's contact with the operating system and the processor:
+ * CPUID (cpu.c), reading files and sysfs lines (fileio.c), putting the
+ * machine back after a run (restore.c), the one error value and its printer
+ * (error.c) and the exit statuses every module returns (this header).
+ *
+ * nb status: one list of exit statuses, shared by every module.
  *
  * Modules return 0 or a negative NB_E* value and never exit; only main.c turns
  * a status into an exit code.  The table below is the single source of both
