@@ -25,6 +25,7 @@
 #include "cli/options.h"
 #include "report/output.h"
 #include "report/record.h"
+#include "sys/error.h"
 #include "sys/status.h"
 #include "sys/version.h"
 
@@ -147,8 +148,14 @@ int main(int argc, char **argv)
     }
     /* -mess is its own command with its own options. */
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-mess") == 0 || strcmp(argv[i], "--mess") == 0)
-            return nb_status_exit_code(mess_main(argc, argv, 1));
+        if (strcmp(argv[i], "-mess") == 0 || strcmp(argv[i], "--mess") == 0) {
+            nb_error merr;
+            nb_error_clear(&merr);
+            int st = mess_main(argc, argv, 1, &merr);
+            if (merr.status)
+                nb_error_print(stderr, &merr);
+            return nb_status_exit_code(st);
+        }
     if (options_parse(argc, argv, 1, &o, err, sizeof err) != 0) {
         fprintf(stderr, "nb: %s\n", err);
         return NB_EXIT_USAGE;
@@ -202,8 +209,14 @@ int main(int argc, char **argv)
 
     nb_fingerprint fp;
     fingerprint_read(&fp, &cpu, uarch, pinned, "");
-    if (o.batch)
-        return batch_main(&o, &cpu, uarch, &fp);
+    if (o.batch) {
+        nb_error berr;
+        nb_error_clear(&berr);
+        int st = batch_main(&o, &cpu, uarch, &fp, &berr);
+        if (berr.status)
+            nb_error_print(stderr, &berr);
+        return nb_status_exit_code(st);
+    }
 
     /* Diagnostics go to stderr; with -output csv/json they are also kept
      * (tee) for the error record. */

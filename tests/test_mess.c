@@ -65,7 +65,7 @@ static void chase_buffer_visits_every_line(void **state)
     mess_buf b;
     assert_int_equal(mess_buf_alloc(&b, 4 << 20, true), 0);
     void *start;
-    assert_int_equal(mess_chase_init(&b, 7, &start), 0);
+    assert_int_equal(mess_chase_init(&b, 7, &start, NULL), 0);
     size_t lines = b.bytes / 64;
     uint8_t *seen = calloc(lines, 1);
     assert_non_null(seen);
@@ -271,9 +271,9 @@ static void usage_errors_name_the_option(void **state)
         { "nb", "-mess_gen_cpus", "1-" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        assert_int_equal(mess_main(3, bad[i], 1), NB_EUSAGE);
+        assert_int_equal(mess_main(3, bad[i], 1, NULL), NB_EUSAGE);
     char *missing[] = { "nb", "-mess", "-mess_time" };
-    assert_int_equal(mess_main(3, missing, 1), NB_EUSAGE);
+    assert_int_equal(mess_main(3, missing, 1, NULL), NB_EUSAGE);
 }
 
 static void tiny_unloaded_run(void **state)
@@ -286,7 +286,7 @@ static void tiny_unloaded_run(void **state)
     char *argv[] = { "nb", "-mess", "-mess_unloaded", "-mess_size", "8M", "-mess_reps", "2",
                      "-mess_settle", "0", "-mess_time", "20", "-mess_quiet", "-mess_out",
                      prefix, NULL };
-    assert_int_equal(mess_main(14, argv, 1), 0);
+    assert_int_equal(mess_main(14, argv, 1, NULL), 0);
     char path[96];
     snprintf(path, sizeof path, "%s.csv", prefix);
     FILE *f = fopen(path, "r");

@@ -261,14 +261,12 @@ static int run_line(batch_state *b, const char *text, long line_no)
 }
 
 int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
-               const nb_fingerprint *fp)
+               const nb_fingerprint *fp, nb_error *err)
 {
     bool from_stdin = strcmp(base->batch, "-") == 0;
     FILE *f = from_stdin ? stdin : fopen(base->batch, "r");
-    if (!f) {
-        fprintf(stderr, "nb: -batch %s: %s\n", base->batch, strerror(errno));
-        return NB_EXIT_INPUT;
-    }
+    if (!f)
+        return nb_error_set(err, NB_EINPUT, "-batch %s: %s", base->batch, strerror(errno));
     batch_state b = {.base = base, .cpu = cpu, .uarch = uarch, .fp = fp};
     b.prog.on = isatty(STDERR_FILENO) == 1;
     if (b.prog.on && !from_stdin) {
@@ -280,15 +278,14 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
     if (!b.session) {
         if (!from_stdin)
             fclose(f);
-        fprintf(stderr, "nb: out of memory\n");
-        return NB_EXIT_SYSTEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     out_init(&b.out, base->output, stdout, true);
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
     long line_no = 0, n_lines = 0;
-    int exit_code = NB_EXIT_OK;
+    int status = NB_OK;
     while ((len = getline(&line, &cap, f)) >= 0) {
         line_no++;
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -313,12 +310,12 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
         }
         if (rc == NB_ESYSTEM && ferror(stdout)) {
             fprintf(stderr, "nb: cannot write the results: %s\n", strerror(errno));
-            exit_code = NB_EXIT_SYSTEM;
+            status = NB_ESYSTEM;
             break;
         }
         if (rc) {
             b.failed++;
-            exit_code = NB_EXIT_BATCH;
+            status = NB_EBATCH;
         }
         b.prog.done++;
         progress_show(&b.prog);
@@ -332,5 +329,5 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
                 b.failed);
     out_free(&b.out);
     bench_session_free(b.session);
-    return exit_code;
+    return status;
 }

@@ -18,11 +18,13 @@
 #include "sys/cpu.h"
 #include "report/fingerprint.h"
 #include "cli/options.h"
+#include "sys/error.h"
 
-/* Returns the exit code: 0 when every line succeeded, NB_EXIT_BATCH when
- * one failed, another code when the batch itself could not run. */
+/* Returns a status: 0 when every line succeeded, NB_EBATCH when one failed,
+ * another NB_E* when the batch itself could not run (described in *err for
+ * the caller to print; a line's own errors go into its record). */
 int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
-               const nb_fingerprint *fp);
+               const nb_fingerprint *fp, nb_error *err);
 
 /* Split a batch line into words.  Returns the number of words (argv[] point
  * into *store, malloc'd, which the caller frees), or -1 with a message in err

@@ -119,18 +119,16 @@ void mess_chase_perm(uint32_t *next, uint32_t n, uint64_t seed)
     }
 }
 
-int mess_chase_init(const mess_buf *b, uint64_t seed, void **start)
+int mess_chase_init(const mess_buf *b, uint64_t seed, void **start, nb_error *err)
 {
     size_t lines = b->bytes / LINE;
-    if (lines < 2 || lines > UINT32_MAX) {
-        fprintf(stderr, "nb: -mess_size: %zu bytes is outside 128 B .. 256 GiB\n", b->bytes);
-        return NB_EUSAGE;
-    }
+    if (lines < 2 || lines > UINT32_MAX)
+        return nb_error_at(err, NB_EUSAGE, "-mess_size", 0, 0,
+                           "%zu bytes is outside 128 B .. 256 GiB", b->bytes);
     uint32_t *next = malloc(lines * sizeof *next);
-    if (!next) {
-        fprintf(stderr, "nb: -mess: out of memory for the chase order (%zu lines)\n", lines);
-        return NB_ENOMEM;
-    }
+    if (!next)
+        return nb_error_at(err, NB_ENOMEM, "-mess", 0, 0,
+                           "out of memory for the chase order (%zu lines)", lines);
     mess_chase_perm(next, (uint32_t)lines, seed);
     char *base = b->base;
     for (size_t i = 0; i < lines; i++)

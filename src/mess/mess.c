@@ -27,6 +27,7 @@
 
 #include "lib/clock.h"
 #include "sys/cpu.h"
+#include "sys/error.h"
 #include "sys/fileio.h"
 #include "sys/status.h"
 
@@ -83,14 +84,13 @@ void mess_print_help(FILE *f)
           f);
 }
 
-static int usage(const char *opt, const char *what, const char *val)
+static int usage(nb_error *err, const char *opt, const char *what, const char *val)
 {
-    fprintf(stderr, "nb: %s: %s%s%s%s\n", opt, what, val ? " '" : "", val ? val : "",
-            val ? "'" : "");
-    return NB_EUSAGE;
+    return nb_error_at(err, NB_EUSAGE, opt, 0, 0, "%s%s%s%s", what, val ? " '" : "",
+                       val ? val : "", val ? "'" : "");
 }
 
-static int parse_size(const char *opt, const char *s, size_t *out)
+static int parse_size(const char *opt, const char *s, size_t *out, nb_error *err)
 {
     char *end;
     errno = 0;
@@ -105,12 +105,12 @@ static int parse_size(const char *opt, const char *s, size_t *out)
     if (*end == 'B' || *end == 'b')
         end++;
     if (errno || end == s || *end || *s == '-' || v == 0 || v > (1ull << 40) / mul)
-        return usage(opt, "expects a size such as 256M, got", s);
+        return usage(err, opt, "expects a size such as 256M, got", s);
     *out = (size_t)(v * mul);
     return NB_OK;
 }
 
-static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
+static int parse_int(const char *opt, const char *s, long lo, long hi, int *out, nb_error *err)
 {
     char *end;
     errno = 0;
@@ -118,7 +118,7 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
     if (errno || end == s || *end || v < lo || v > hi) {
         char what[96];
         snprintf(what, sizeof what, "expects an integer in %ld..%ld, got", lo, hi);
-        return usage(opt, what, s);
+        return usage(err, opt, what, s);
     }
     *out = (int)v;
     return NB_OK;
@@ -126,7 +126,7 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
 
 /* "a,b,c-d": integers in lo..hi, ranges allowed when ranges is set. */
 static int parse_list(const char *opt, const char *s, long lo, long hi, bool ranges,
-                      int *out, int *n)
+                      int *out, int *n, nb_error *err)
 {
     *n = 0;
     const char *p = s;
@@ -145,7 +145,7 @@ static int parse_list(const char *opt, const char *s, long lo, long hi, bool ran
         }
         for (long v = a; v <= b; v++) {
             if (*n >= MAX_LIST)
-                return usage(opt, "has more than 256 entries:", s);
+                return usage(err, opt, "has more than 256 entries:", s);
             out[(*n)++] = (int)v;
         }
         if (*end == 0)
@@ -158,10 +158,10 @@ bad:;
     char what[128];
     snprintf(what, sizeof what, "expects a comma-separated list of integers in %ld..%ld, got",
              lo, hi);
-    return usage(opt, what, s);
+    return usage(err, opt, what, s);
 }
 
-static int parse_opts(int argc, char **argv, int first, opts *o)
+static int parse_opts(int argc, char **argv, int first, opts *o, nb_error *err)
 {
     memset(o, 0, sizeof *o);
     o->chase_cpu = -1;
@@ -191,59 +191,59 @@ static int parse_opts(int argc, char **argv, int first, opts *o)
         if (strcmp(a, "-mess_unloaded") == 0) { o->unloaded_only = true; continue; }
         if (strcmp(a, "-mess_quiet") == 0) { o->quiet = true; continue; }
         if (strncmp(a, "-mess_", 6) != 0)
-            return usage(a, "is not a -mess option (see -mess_help)", NULL);
+            return usage(err, a, "is not a -mess option (see -mess_help)", NULL);
         if (i + 1 >= argc)
-            return usage(a, "needs a value", NULL);
+            return usage(err, a, "needs a value", NULL);
         const char *v = argv[++i];
         int st = NB_OK, t;
         if (strcmp(a, "-mess_size") == 0)
-            st = parse_size(a, v, &o->chase_bytes);
+            st = parse_size(a, v, &o->chase_bytes, err);
         else if (strcmp(a, "-mess_gen_size") == 0)
-            st = parse_size(a, v, &o->gen_bytes);
+            st = parse_size(a, v, &o->gen_bytes, err);
         else if (strcmp(a, "-mess_cpu") == 0)
-            st = parse_int(a, v, 0, CPU_SETSIZE - 1, &o->chase_cpu);
+            st = parse_int(a, v, 0, CPU_SETSIZE - 1, &o->chase_cpu, err);
         else if (strcmp(a, "-mess_gen_cpus") == 0)
-            st = parse_list(a, v, 0, CPU_SETSIZE - 1, true, o->gen_cpus, &o->ngen);
+            st = parse_list(a, v, 0, CPU_SETSIZE - 1, true, o->gen_cpus, &o->ngen, err);
         else if (strcmp(a, "-mess_mixes") == 0)
-            st = parse_list(a, v, 0, 100, false, o->mixes, &o->nmix);
+            st = parse_list(a, v, 0, 100, false, o->mixes, &o->nmix, err);
         else if (strcmp(a, "-mess_pads") == 0)
-            st = parse_list(a, v, 0, 1000000, false, o->pads, &o->npad);
+            st = parse_list(a, v, 0, 1000000, false, o->pads, &o->npad, err);
         else if (strcmp(a, "-mess_pad") == 0) {
             if (strcmp(v, "pause") == 0)
                 o->pad_kind = MESS_PAD_PAUSE;
             else if (strcmp(v, "nop") == 0)
                 o->pad_kind = MESS_PAD_NOP;
             else
-                st = usage(a, "expects pause or nop, got", v);
+                st = usage(err, a, "expects pause or nop, got", v);
         } else if (strcmp(a, "-mess_reps") == 0)
-            st = parse_int(a, v, 1, MAX_REPS, &o->reps);
+            st = parse_int(a, v, 1, MAX_REPS, &o->reps, err);
         else if (strcmp(a, "-mess_settle") == 0) {
-            if ((st = parse_int(a, v, 0, 600000, &t)) == NB_OK)
+            if ((st = parse_int(a, v, 0, 600000, &t, err)) == NB_OK)
                 o->settle_ms = t;
         } else if (strcmp(a, "-mess_time") == 0) {
-            if ((st = parse_int(a, v, 1, 600000, &t)) == NB_OK)
+            if ((st = parse_int(a, v, 1, 600000, &t, err)) == NB_OK)
                 o->window_ms = t;
         } else if (strcmp(a, "-mess_sg") == 0) {
             int l[MAX_LIST], n;
-            st = parse_list(a, v, 0, 99, false, l, &n);
+            st = parse_list(a, v, 0, 99, false, l, &n, err);
             if (st == 0 && (n > 2 || l[0] % 2 == 0 || (n == 2 && (l[1] >= l[0] || l[1] > 6))))
-                st = usage(a, "expects an odd window and an order below it (at most 6), got", v);
+                st = usage(err, a, "expects an odd window and an order below it (at most 6), got", v);
             if (st == 0) {
                 o->sg_window = l[0];
                 o->sg_order = n == 2 ? l[1] : (l[0] > 2 ? 2 : l[0] - 1);
             }
         } else if (strcmp(a, "-mess_out") == 0) {
             if (!*v)
-                st = usage(a, "expects a file prefix", NULL);
+                st = usage(err, a, "expects a file prefix", NULL);
             o->out = v;
         } else if (strcmp(a, "-mess_seed") == 0) {
             char *end;
             errno = 0;
             o->seed = strtoull(v, &end, 0);
             if (errno || end == v || *end)
-                st = usage(a, "expects an integer, got", v);
+                st = usage(err, a, "expects an integer, got", v);
         } else
-            st = usage(a, "is not a -mess option (see -mess_help)", NULL);
+            st = usage(err, a, "is not a -mess option (see -mess_help)", NULL);
         if (st)
             return st;
     }
@@ -426,8 +426,10 @@ static int write_file(const char *prefix, const char *ext, const mess_result *r,
                       int (*fn)(FILE *, const mess_result *))
 {
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s.%s", prefix, ext) >= (int)sizeof path)
-        return usage("-mess_out", "is too long:", prefix);
+    if (snprintf(path, sizeof path, "%s.%s", prefix, ext) >= (int)sizeof path) {
+        fprintf(stderr, "nb: -mess_out: is too long: '%s'\n", prefix);
+        return NB_EUSAGE;
+    }
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "nb: -mess_out: cannot write %s: %s\n", path, strerror(errno));
@@ -469,16 +471,15 @@ static void summary(const mess_result *r, const opts *o)
 
 /* The chase CPU (the first allowed one unless named) and the generators'
  * CPUs (every other allowed one unless named), checked against `allowed`. */
-static int choose_cpus(opts *o, const cpu_set_t *allowed)
+static int choose_cpus(opts *o, const cpu_set_t *allowed, nb_error *err)
 {
     if (o->chase_cpu < 0)
         for (int i = 0; i < CPU_SETSIZE && o->chase_cpu < 0; i++)
             if (CPU_ISSET(i, allowed))
                 o->chase_cpu = i;
-    if (!CPU_ISSET(o->chase_cpu, allowed)) {
-        fprintf(stderr, "nb: -mess_cpu: CPU %d is not available to nb\n", o->chase_cpu);
-        return NB_EUSAGE;
-    }
+    if (!CPU_ISSET(o->chase_cpu, allowed))
+        return nb_error_at(err, NB_EUSAGE, "-mess_cpu", 0, 0, "CPU %d is not available to nb",
+                           o->chase_cpu);
     if (o->unloaded_only)
         o->ngen = 0;
     else if (o->ngen < 0) {
@@ -486,24 +487,23 @@ static int choose_cpus(opts *o, const cpu_set_t *allowed)
         for (int i = 0; i < CPU_SETSIZE && o->ngen < MAX_LIST; i++)
             if (CPU_ISSET(i, allowed) && i != o->chase_cpu)
                 o->gen_cpus[o->ngen++] = i;
-        if (o->ngen == 0) {
-            fprintf(stderr, "nb: -mess: only CPU %d is available; the generators need another "
-                            "(-mess_unloaded measures latency alone)\n", o->chase_cpu);
-            return NB_EUNSUPPORTED;
-        }
+        if (o->ngen == 0)
+            return nb_error_at(err, NB_EUNSUPPORTED, "-mess", 0, 0,
+                               "only CPU %d is available; the generators need another "
+                               "(-mess_unloaded measures latency alone)", o->chase_cpu);
     } else
         for (int i = 0; i < o->ngen; i++)
-            if (o->gen_cpus[i] == o->chase_cpu || !CPU_ISSET(o->gen_cpus[i], allowed)) {
-                fprintf(stderr, "nb: -mess_gen_cpus: CPU %d is %s\n", o->gen_cpus[i],
-                        o->gen_cpus[i] == o->chase_cpu ? "the chase CPU" : "not available to nb");
-                return NB_EUSAGE;
-            }
+            if (o->gen_cpus[i] == o->chase_cpu || !CPU_ISSET(o->gen_cpus[i], allowed))
+                return nb_error_at(err, NB_EUSAGE, "-mess_gen_cpus", 0, 0, "CPU %d is %s",
+                                   o->gen_cpus[i],
+                                   o->gen_cpus[i] == o->chase_cpu ? "the chase CPU"
+                                                                  : "not available to nb");
     return NB_OK;
 }
 
 /* Default buffer sizes from the LLC's (128 MiB if unknown), kept within
  * half of the available memory. */
-static int size_buffers(opts *o, size_t llc_bytes)
+static int size_buffers(opts *o, size_t llc_bytes, nb_error *err)
 {
     size_t llc = llc_bytes ? llc_bytes : (size_t)128 << 20;
     size_t min_size = (size_t)64 << 20;
@@ -519,24 +519,23 @@ static int size_buffers(opts *o, size_t llc_bytes)
     size_t avail = mem_available() / 2;
     size_t need = o->chase_bytes + (size_t)o->ngen * o->gen_bytes;
     if (avail && need > avail) {
-        if (!chase_default || !gen_default) {
-            fprintf(stderr, "nb: -mess_size/-mess_gen_size: %.0f MiB in all exceeds half of the "
-                            "available memory (%.0f MiB)\n", need / MIB, avail / MIB);
-            return NB_ENOMEM;
-        }
+        if (!chase_default || !gen_default)
+            return nb_error_at(err, NB_ENOMEM, "-mess_size/-mess_gen_size", 0, 0,
+                               "%.0f MiB in all exceeds half of the available memory (%.0f MiB)",
+                               need / MIB, avail / MIB);
         double f = (double)avail / (double)need;
         o->chase_bytes = (size_t)(o->chase_bytes * f);
         o->gen_bytes = (size_t)(o->gen_bytes * f);
     }
     o->chase_bytes = o->chase_bytes / 64 * 64;
     if (o->chase_bytes < 128)
-        return usage("-mess_size", "must be at least 128 bytes", NULL);
+        return usage(err, "-mess_size", "must be at least 128 bytes", NULL);
     return NB_OK;
 }
 
 /* The result's settings from the options (its lists point into *o) and
  * room for every point. */
-static int result_init(mess_result *r, opts *o)
+static int result_init(mess_result *r, opts *o, nb_error *err)
 {
     int st;
     r->chase_bytes = o->chase_bytes;
@@ -562,36 +561,35 @@ static int result_init(mess_result *r, opts *o)
         for (int p = 0; p < r->npad && st == 0; p++)
             st = alloc_point(&r->pts[m * r->npad + p], o->mixes[m], o->pads[p], o->reps);
     if (st) {
-        fprintf(stderr, "nb: -mess: out of memory for the results\n");
         free_result(r);
-        return st;
+        return nb_error_at(err, st, "-mess", 0, 0, "out of memory for the results");
     }
     return NB_OK;
 }
 
-int mess_main(int argc, char **argv, int first)
+int mess_main(int argc, char **argv, int first, nb_error *err)
 {
     opts o;
-    int st = parse_opts(argc, argv, first, &o);
+    int st = parse_opts(argc, argv, first, &o, err);
     if (st)
         return st > 0 ? NB_OK : st;
 
     cpu_set_t allowed, one;
     if (sched_getaffinity(0, sizeof allowed, &allowed)) {
-        fprintf(stderr, "nb: -mess: cannot read the CPU affinity: %s\n", strerror(errno));
-        return NB_ESYSTEM;
+        return nb_error_at(err, NB_ESYSTEM, "-mess", 0, 0, "cannot read the CPU affinity: %s",
+                           strerror(errno));
     }
-    st = choose_cpus(&o, &allowed);
+    st = choose_cpus(&o, &allowed, err);
     if (st)
         return st;
 
     mess_result r;
     memset(&r, 0, sizeof r);
     fingerprint(&r.m, o.chase_cpu);
-    st = size_buffers(&o, r.m.llc_bytes);
+    st = size_buffers(&o, r.m.llc_bytes, err);
     if (st)
         return st;
-    st = result_init(&r, &o);
+    st = result_init(&r, &o, err);
     if (st)
         return st;
 
@@ -599,9 +597,10 @@ int mess_main(int argc, char **argv, int first)
     CPU_ZERO(&one);
     CPU_SET(o.chase_cpu, &one);
     if (sched_setaffinity(0, sizeof one, &one)) {
-        fprintf(stderr, "nb: -mess_cpu: cannot pin to CPU %d: %s\n", o.chase_cpu, strerror(errno));
+        int e = errno;
         free_result(&r);
-        return NB_ESYSTEM;
+        return nb_error_at(err, NB_ESYSTEM, "-mess_cpu", 0, 0, "cannot pin to CPU %d: %s",
+                           o.chase_cpu, strerror(e));
     }
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -624,7 +623,7 @@ int mess_main(int argc, char **argv, int first)
         if (c.progress)
             fprintf(stderr, "nb -mess: building a %.0f MiB chase and %d generator buffer(s)...",
                     o.chase_bytes / MIB, o.ngen);
-        st = mess_chase_init(&chase, o.seed, &c.chase);
+        st = mess_chase_init(&chase, o.seed, &c.chase, err);
         r.chase_huge = mess_buf_huge_fraction(&chase);
         if (st == 0 && o.ngen) {
             st = mess_traffic_start(&c.t, o.gen_cpus, o.ngen, o.gen_bytes, o.huge);
@@ -667,8 +666,8 @@ int mess_main(int argc, char **argv, int first)
         if (w == 0)
             printf("mess: wrote %s.csv, %s.json, %s.svg\n", o.out, o.out, o.out);
         if (r.interrupted)
-            fprintf(stderr, "nb: -mess: interrupted after %d of %d measurements; wrote what "
-                            "was measured\n", r.measured, r.total);
+            nb_note("-mess: interrupted after %d of %d measurements; wrote what was measured",
+                    r.measured, r.total);
     }
     free_result(&r);
     return st;

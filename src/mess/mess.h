@@ -25,11 +25,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sys/error.h"
+
 /* The -mess command.  Parses options from argv[first] on (a "-mess" token is
  * skipped), runs, writes the outputs and prints a summary on stdout.
- * Returns 0 or a negative NB_E* status; errors are printed as "nb: ..." on
- * stderr.  Ctrl-C ends the run early; what was measured is still written. */
-int mess_main(int argc, char **argv, int first);
+ * Returns 0 or a negative NB_E* status; a problem with the options, the CPUs
+ * or the memory is described in *err for the caller to print (the option
+ * parser, the buffers, the generators and the output files still print
+ * their own "nb: ..." line and leave err->status 0).  Ctrl-C ends the run early; what was measured is still written. */
+int mess_main(int argc, char **argv, int first, nb_error *err);
 
 /* The -mess options, one per line, for -help. */
 void mess_print_help(FILE *f);
@@ -58,8 +62,9 @@ double mess_buf_huge_fraction(const mess_buf *b);
 void mess_chase_perm(uint32_t *next, uint32_t n, uint64_t seed);
 
 /* Writes one pointer per 64-byte line of b, linked in a Sattolo cycle, and
- * returns the start of the chase in *start. */
-int mess_chase_init(const mess_buf *b, uint64_t seed, void **start);
+ * returns the start of the chase in *start; a size out of range or no memory
+ * for the order is described in *err. */
+int mess_chase_init(const mess_buf *b, uint64_t seed, void **start, nb_error *err);
 
 /* Follows `loads` pointers (a multiple of 16) from p; returns where it ended. */
 void *mess_chase_walk(void *p, uint64_t loads);

@@ -7,6 +7,7 @@ int nb_status_exit_code(int status)
     case NB_EINPUT: return NB_EXIT_INPUT;
     case NB_EUSAGE: return NB_EXIT_USAGE;
     case NB_EFAULT: return NB_EXIT_FAULT;
+    case NB_EBATCH: return NB_EXIT_BATCH;
     default: return NB_EXIT_SYSTEM;
     }
 }

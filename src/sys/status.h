@@ -36,6 +36,7 @@ enum nb_status {
     NB_ESYSTEM = -4,  /* a system call failed; errno-based advice was produced */
     NB_ENOMEM = -5,   /* out of memory */
     NB_EUNSUPPORTED = -6, /* not available on this machine/backend */
+    NB_EBATCH = -7,   /* a batch ran to its end, but at least one line failed */
 };
 
 /* Exit code for a negative status. */

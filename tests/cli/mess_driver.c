@@ -6,6 +6,10 @@
 
 int main(int argc, char **argv)
 {
-    int st = mess_main(argc, argv, 1);
+    nb_error err;
+    nb_error_clear(&err);
+    int st = mess_main(argc, argv, 1, &err);
+    if (err.status)
+        nb_error_print(stderr, &err);
     return st == 0 ? 0 : st == NB_EUSAGE ? 2 : 1;
 }
