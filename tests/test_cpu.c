@@ -178,6 +178,8 @@ static void test_skylake_features(void **st)
     assert_true(ci.has_avx);
     assert_true(ci.has_avx2);
     assert_true(ci.has_avx512f);
+    assert_false(ci.has_bmi2);        /* not in this table's leaf 7 */
+    assert_false(ci.has_amx_tile);
     assert_true(ci.has_rdtscp);
     assert_true(ci.has_invariant_tsc);
 }
@@ -337,6 +339,8 @@ static void test_recorded_emerald_rapids_vm(void **st)
     assert_true(ci.has_avx512f);
     assert_true(ci.has_rdtscp);
     assert_true(ci.has_invariant_tsc);
+    assert_true(ci.has_bmi2);
+    assert_true(ci.has_amx_tile);     /* CPUID.7.0:EDX[24] */
     assert_int_equal(g_asked_beyond_max, 0);
 }
 
@@ -355,6 +359,8 @@ static void test_recorded_zen5_vm(void **st)
     assert_int_equal(ci.pmu_version, 1);   /* no 0x80000022: PerfMonV2 not shown */
     assert_int_equal(ci.n_gp_counters, 4); /* PerfCtrExtCore hidden by the VM */
     assert_true(ci.has_avx512f);
+    assert_true(ci.has_bmi2);
+    assert_false(ci.has_amx_tile);
     assert_int_equal(g_asked_beyond_max, 0);
 }
 

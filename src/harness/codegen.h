@@ -45,7 +45,7 @@
 
 #include "pmu/pmu.h"
 
-#define CODEGEN_MAX_CTR 24              /* counters read by one program */
+#define CODEGEN_MAX_CTR PMU_MAX_GROUP_CTR /* counters read by one program */
 #define CODEGEN_NO_MEM_MAX_CTR 6        /* distinct reads in R8..R13 (-no_mem) */
 #define CODEGEN_MAX_BYTES (512u << 20)  /* refuse programs larger than this */
 #define CODEGEN_MAGIC_STOP  UINT64_C(0xF0B513B1C2813F04)

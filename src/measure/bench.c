@@ -225,17 +225,9 @@ static bool same_events(const bench_session *s, const nb_event *ev, size_t n)
 {
     if (!s->have_plan || s->n_events != n)
         return false;
-    for (size_t i = 0; i < n; i++) {
-        const nb_event *a = &s->events[i], *b = &ev[i];
-        if (strcmp(a->name, b->name) != 0 || a->evtsel != b->evtsel || a->umask != b->umask ||
-            a->cmask != b->cmask || a->any != b->any || a->edge != b->edge || a->inv != b->inv ||
-            a->taken_alone != b->taken_alone || a->ctr != b->ctr ||
-            a->has_msr_3f6h != b->has_msr_3f6h || a->has_msr_pf != b->has_msr_pf ||
-            a->has_msr_rsp0 != b->has_msr_rsp0 || a->has_msr_rsp1 != b->has_msr_rsp1 ||
-            a->msr_3f6h != b->msr_3f6h || a->msr_pf != b->msr_pf ||
-            a->msr_rsp0 != b->msr_rsp0 || a->msr_rsp1 != b->msr_rsp1)
+    for (size_t i = 0; i < n; i++)
+        if (!pmu_event_equal(&s->events[i], &ev[i]))
             return false;
-    }
     return true;
 }
 
@@ -326,6 +318,32 @@ static int session_plan(bench_session *s, const nb_event *events, size_t n_event
     return 0;
 }
 
+/* The numbers of the options the engine uses (see measure_params). */
+static measure_params measure_params_of(const nb_options *o)
+{
+    return (measure_params){
+        .n_measurements = o->n_measurements, .warm_up_count = o->warm_up_count,
+        .initial_warm_up_count = o->initial_warm_up_count, .loop_count = o->loop_count,
+        .alignment_offset = o->alignment_offset, .no_mem = o->no_mem, .df = o->df,
+        .debug = o->debug, .r14_size = (size_t)o->r14_size, .timeout = o->timeout,
+    };
+}
+
+/* The four code fragments, each named after the option it came from. */
+static void fragments_of(const nb_options *o, const bench_code *c, nb_fragment f[NB_FRAG_MAX])
+{
+    f[NB_FRAG_CODE] = (nb_fragment){o->code && !o->asm_code ? "-code" : "-asm", c->code,
+                                    c->code_len};
+    f[NB_FRAG_INIT] = (nb_fragment){o->code_init && !o->asm_init ? "-code_init" : "-asm_init",
+                                    c->init, c->init_len};
+    f[NB_FRAG_LATE_INIT] = (nb_fragment){o->code_late_init && !o->asm_late_init
+                                             ? "-code_late_init" : "-asm_late_init",
+                                         c->late_init, c->late_init_len};
+    f[NB_FRAG_ONE_TIME_INIT] = (nb_fragment){o->code_one_time_init && !o->asm_one_time_init
+                                                 ? "-code_one_time_init" : "-asm_one_time_init",
+                                             c->one_time_init, c->one_time_init_len};
+}
+
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
                       bench_result *out, char *err, size_t errlen)
@@ -349,13 +367,16 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     double *cal_all = NULL;
     size_t n_cal_all = 0;
     measure_params params = measure_params_of(o);
+    nb_fragment frag[NB_FRAG_MAX];
+    fragments_of(o, c, frag);
     for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
         const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
         runner_job job = {
-            .p = params, .o = o, .c = c, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
+            .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]},
         };
+        memcpy(job.frag, frag, sizeof frag);
         runner_output ro;
         if (opened && !group_reads_anything(opened))
             rc = unavailable_output(opened, o->n_measurements, &ro);

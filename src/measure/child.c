@@ -65,9 +65,13 @@ void run_prog(const codegen_prog *p, int kind)
     g_cur_kind = PROG_NONE;
 }
 
-/* Mean of the values within max(ROBUST_TOL_TICKS, 2%) of their median: the
- * mean keeps the dithering that sub-step resolution needs (see INNER_TICKS),
- * the window drops runs an interrupt or a preemption landed in. */
+/* The tsc method's hook: the same, the kind said for fault reports. */
+static void run_measured(const codegen_prog *p, bool calibration)
+{
+    run_prog(p, calibration ? PROG_CAL : PROG_MEASURE);
+}
+
+/* An area with GUARD_SIZE of no-access pages on both sides, or NULL. */
 static uint8_t *map_guarded(size_t size)
 {
     size_t total = size + 2 * (size_t)GUARD_SIZE;
@@ -173,6 +177,21 @@ int areas_map(size_t r14_size, char *err, size_t errlen)
 }
 
 
+/* ---- the measuring process ----
+ *
+ * One process measures run after run (every event group of a benchmark,
+ * every line of a batch) until it faults, times out or is told to end: the
+ * parent forks it once, and what set-up it does (pinning, fault handlers,
+ * the system-call filter, the calibration programs, the TSC's frequency) is
+ * done once.  It was forked before the runs it is given existed, so a run
+ * reaches it by value through the shared mapping (worker_job and the code
+ * bytes after the header), never as a pointer into the parent's heap.
+ * Between runs it puts back what the benchmark code could leave behind: the
+ * memory areas are zeroed again (MADV_DONTNEED: fresh zero pages, as a new
+ * child would have got), the x87 stack, the AVX upper halves and AMX tiles
+ * are reset; the generated harness already restores the GPRs, the flags,
+ * MXCSR and the x87 control word. */
+
 /* Child: the code fragments of the current run, in the shared mapping. */
 static bench_code g_job_code;
 
@@ -258,13 +277,21 @@ static struct kept_group {
 } g_kept[KEPT_GROUPS];
 static unsigned long g_kept_clock;
 
+static bool events_equal(const nb_event *a, const nb_event *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!pmu_event_equal(&a[i], &b[i]))
+            return false;
+    return true;
+}
+
 static bool same_group(const struct kept_group *k, const worker_job *w)
 {
     return k->used && k->backend == w->backend && k->n_events == w->n_events &&
            k->with_clock == w->with_clock && k->cfg.cpu_index == w->cfg.cpu_index &&
            k->cfg.count_usr == w->cfg.count_usr && k->cfg.count_os == w->cfg.count_os &&
            k->cfg.fixed_counters == w->cfg.fixed_counters &&
-           memcmp(k->events, w->events, w->n_events * sizeof *w->events) == 0;
+           events_equal(k->events, w->events, w->n_events);
 }
 
 static const pmu_group *child_group(const worker_job *w)
@@ -369,7 +396,7 @@ static void child_run(double *samples)
 
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
-        if ((rc = cal_build(&g_cal.cp, g_start.hot_imul_lat, err, sizeof err)))
+        if ((rc = cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, err, sizeof err)))
             child_fail(rc, "%s", err);
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
@@ -382,7 +409,7 @@ static void child_run(double *samples)
     if (once.base)
         run_prog(&once, PROG_ONE_TIME);
     for (long i = 0; i < o->initial_warm_up_count; i++)
-        run_prog(&first, PROG_FIRST);
+        run_prog(&first, PROG_MEASURE);
 
     long n = o->n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
@@ -400,8 +427,8 @@ static void child_run(double *samples)
                    (double)(o->loop_count > 0 ? o->loop_count : 1);
     double enough = execs >= 1 ? INNER_EXEC / execs : INNER_MAX;
     run_state rs[2] = {
-        {.p = &first, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
-        {.p = &second, .samples = samples + per_run, .enough = enough},
+        {.p = &first, .run = run_measured, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
+        {.p = &second, .run = run_measured, .samples = samples + per_run, .enough = enough},
     };
     size_t n_add;
     size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);

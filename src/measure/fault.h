@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness/fragment.h"
 #include "sys/cpu.h"
 
 #define FAULT_INSN_BYTES 16
@@ -87,11 +88,7 @@ typedef struct fault_record {
 } fault_record;
 
 /* The bytes of one code fragment and the option it came from. */
-typedef struct fault_fragment {
-    const char *name;      /* "-asm", "-code_init", ... */
-    const uint8_t *bytes;
-    size_t len;
-} fault_fragment;
+typedef nb_fragment fault_fragment;   /* see harness/fragment.h */
 
 typedef struct fault_context {
     fault_fragment code, init, late_init, one_time_init;

@@ -34,6 +34,7 @@
 #include "measure/stats.h"
 #include "sys/status.h"
 #include "lib/clock.h"
+#include "sys/error.h"
 #include "measure/worker_shared.h"
 
 
@@ -80,9 +81,9 @@ void run_gdb(const char *gdb, pid_t child)
 {
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)child);
-    fprintf(stderr, "nb: -debug: gdb attaches to the measuring process %s; it stops at the int3 "
+    nb_note("-debug: gdb attaches to the measuring process %s; it stops at the int3 "
             "right before the second counter read of every run (try `info all-registers`, "
-            "`x/4gx $r14`; `continue` runs on, `quit` leaves gdb and lets the run finish)\n", pid);
+            "`x/4gx $r14`; `continue` runs on, `quit` leaves gdb and lets the run finish)", pid);
     fflush(stderr);
     pid_t g = fork();
     if (g == 0) {
@@ -92,18 +93,3 @@ void run_gdb(const char *gdb, pid_t child)
     if (g > 0)
         waitpid(g, NULL, 0);
 }
-
-/* ---- the measuring process ----
- *
- * One process measures run after run (every event group of a benchmark,
- * every line of a batch) until it faults, times out or is told to end: the
- * parent forks it once, and what set-up it does (pinning, fault handlers,
- * the system-call filter, the calibration programs, the TSC's frequency) is
- * done once.  It was forked before the runs it is given existed, so a run
- * reaches it by value through the shared mapping (worker_job and the code
- * bytes after the header), never as a pointer into the parent's heap.
- * Between runs it puts back what the benchmark code could leave behind: the
- * memory areas are zeroed again (MADV_DONTNEED: fresh zero pages, as a new
- * child would have got), the x87 stack, the AVX upper halves and AMX tiles
- * are reset; the generated harness already restores the GPRs, the flags,
- * MXCSR and the x87 control word. */

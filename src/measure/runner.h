@@ -21,14 +21,20 @@
  * read.  With gdb on PATH and a terminal on stdin, gdb is attached to the
  * child and stops there; otherwise the child's SIGTRAP handler prints every
  * general-purpose register, the flags, MXCSR, XMM0-15 and ST0-7 once and the
- * run goes on.  No -timeout applies with -debug. */
+ * run goes on.  No -timeout applies with -debug.
+ *
+ * Where it lives: worker.c (the parent: fork, post, wait, reap, kill),
+ * child.c (the measuring process), trap.c (its signal handlers), gdb.c,
+ * pmu/tsc_method.c (sampling and the tsc calibration); worker_shared.h
+ * describes what crosses fork().  The caller owns the fragments' bytes;
+ * runner_output_free() frees an output. */
 #ifndef NB_RUNNER_H
 #define NB_RUNNER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "measure/bench.h"
+#include "harness/fragment.h"
 #include "pmu/pmu.h"
 
 /* The numbers of the options the engine uses, built once by the caller
@@ -41,12 +47,9 @@ typedef struct measure_params {
     double timeout;              /* seconds, 0 = none */
 } measure_params;
 
-measure_params measure_params_of(const nb_options *o);
-
 typedef struct runner_job {
     measure_params p;
-    const nb_options *o;         /* only to name the code fragments in a fault */
-    const bench_code *c;
+    nb_fragment frag[NB_FRAG_MAX];   /* the code, named for fault reports */
     const pmu_backend *backend;
     const pmu_config *cfg;
     const pmu_group_plan *plan;
@@ -77,8 +80,5 @@ void runner_stop(void);
 
 void runner_output_free(runner_output *out);
 
-/* Ticks per core cycle from a calibration program pair, in this process;
- * exposed for tests.  Returns a value > 0, or 0 on failure. */
-double runner_calibrate_once(void);
 
 #endif

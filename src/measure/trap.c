@@ -188,5 +188,3 @@ int install_handlers(bool debug)
     }
     return 0;
 }
-
-/* ---- child: programs ---- */

@@ -39,6 +39,7 @@
 #include "measure/stats.h"
 #include "sys/status.h"
 #include "lib/clock.h"
+#include "sys/error.h"
 #include "measure/worker_shared.h"
 
 /* When the last measuring child ended, the TSC frequency and the IMUL
@@ -52,19 +53,13 @@ static bool g_sandbox_noted;   /* the note is printed once per nb run */
 /* The fragments as fault.c names them: after the option they came from. */
 static void fault_context_of(const runner_job *job, fault_context *fc)
 {
-    const nb_options *o = job->o;
-    const bench_code *c = job->c;
+    const nb_fragment *f = job->frag;
     memset(fc, 0, sizeof *fc);
-    fc->code = (fault_fragment){o->code && !o->asm_code ? "-code" : "-asm", c->code, c->code_len};
-    fc->init = (fault_fragment){o->code_init && !o->asm_init ? "-code_init" : "-asm_init",
-                                c->init, c->init_len};
-    fc->late_init = (fault_fragment){o->code_late_init && !o->asm_late_init ? "-code_late_init"
-                                                                           : "-asm_late_init",
-                                     c->late_init, c->late_init_len};
-    fc->one_time_init = (fault_fragment){o->code_one_time_init && !o->asm_one_time_init
-                                             ? "-code_one_time_init" : "-asm_one_time_init",
-                                         c->one_time_init, c->one_time_init_len};
-    fc->timeout = o->timeout;
+    fc->code = f[NB_FRAG_CODE];
+    fc->init = f[NB_FRAG_INIT];
+    fc->late_init = f[NB_FRAG_LATE_INIT];
+    fc->one_time_init = f[NB_FRAG_ONE_TIME_INIT];
+    fc->timeout = job->p.timeout;
 }
 
 /* Wait at most limit_ns (0: no limit) for the child to end: 1 when it did
@@ -254,7 +249,6 @@ static int worker_for(const runner_job *job, size_t code_len, char *err, size_t 
 static void worker_post(const runner_job *job)
 {
     shared_hdr *h = g_worker.h;
-    const bench_code *c = job->c;
     worker_job *w = &h->job;
     memset(&h->fault, 0, sizeof h->fault);
     h->done = 0;
@@ -284,13 +278,11 @@ static void worker_post(const runner_job *job)
     }
     w->copies[0] = job->copies[0];
     w->copies[1] = job->copies[1];
-    const uint8_t *part[4] = {c->code, c->init, c->late_init, c->one_time_init};
-    size_t len[4] = {c->code_len, c->init_len, c->late_init_len, c->one_time_init_len};
     uint8_t *dst = (uint8_t *)(h + 1);
     for (int i = 0; i < 4; i++) {
-        w->len[i] = part[i] ? len[i] : 0;
+        w->len[i] = job->frag[i].bytes ? job->frag[i].len : 0;
         if (w->len[i])
-            memcpy(dst, part[i], w->len[i]);
+            memcpy(dst, job->frag[i].bytes, w->len[i]);
         dst += w->len[i];
     }
 }
@@ -324,8 +316,9 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     memset(out, 0, sizeof *out);
     long n = job->p.n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
-    const bench_code *c = job->c;
-    size_t code_len = c->code_len + c->init_len + c->late_init_len + c->one_time_init_len;
+    size_t code_len = 0;
+    for (int k = 0; k < NB_FRAG_MAX; k++)
+        code_len += job->frag[k].len;
     int wrc = worker_for(job, code_len, err, errlen);
     if (wrc)
         return wrc;
@@ -360,8 +353,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
         h->n_cal = 2 * (size_t)n;
 
     if (h->sandbox_note[0] && !g_sandbox_noted) {
-        fprintf(stderr, "nb: note: system calls of the benchmark code are not trapped: %s\n",
-                h->sandbox_note);
+        nb_note("note: system calls of the benchmark code are not trapped: %s", h->sandbox_note);
         g_sandbox_noted = true;
     }
     fault_context fc;
@@ -434,14 +426,4 @@ void runner_output_free(runner_output *out)
     free(out->samples[0]);
     free(out->samples[1]);
     memset(out, 0, sizeof *out);
-}
-
-measure_params measure_params_of(const nb_options *o)
-{
-    return (measure_params){
-        .n_measurements = o->n_measurements, .warm_up_count = o->warm_up_count,
-        .initial_warm_up_count = o->initial_warm_up_count, .loop_count = o->loop_count,
-        .alignment_offset = o->alignment_offset, .no_mem = o->no_mem, .df = o->df,
-        .debug = o->debug, .r14_size = (size_t)o->r14_size, .timeout = o->timeout,
-    };
 }

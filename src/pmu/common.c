@@ -139,17 +139,8 @@ int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_count
     return 0;
 fail:
     free(keep);
-    pmu_common_plan_free(out);
+    pmu_plan_free(out);
     return rc;
-}
-
-void pmu_common_plan_free(pmu_plan *plan)
-{
-    for (size_t i = 0; i < plan->n_groups; i++)
-        free(plan->groups[i].events);
-    free(plan->groups);
-    plan->groups = NULL;
-    plan->n_groups = 0;
 }
 
 unsigned pmu_usable_counters(const pmu_config *cfg, bool perf)

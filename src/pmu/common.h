@@ -9,8 +9,7 @@
  *     user mode unless the kernel sets CR4.PCE).
  *
  * Plans built here own their memory: groups[] and each group's events[] are
- * malloc'ed copies (pmu_plan_free in pmu.c and pmu_common_plan_free here both
- * release exactly that). */
+ * malloc'ed copies (pmu_plan_free in pmu.c releases exactly that). */
 #ifndef NB_PMU_COMMON_H
 #define NB_PMU_COMMON_H
 
@@ -46,7 +45,6 @@ int pmu_assign_counters(cpu_vendor v, const nb_event *ev, size_t n,
  * pmu_last_error()). */
 int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_counters,
                     bool fixed_group, pmu_plan *out);
-void pmu_common_plan_free(pmu_plan *plan);
 
 /* Programmable counters usable for a plan: CPUID's count, less one on AMD
  * when the NMI watchdog (a perf cycles event there) holds one, never 0 so

@@ -50,6 +50,17 @@ void pmu_plan_free(pmu_plan *plan)
     plan->n_groups = 0;
 }
 
+bool pmu_event_equal(const nb_event *a, const nb_event *b)
+{
+    return strcmp(a->name, b->name) == 0 && a->evtsel == b->evtsel && a->umask == b->umask &&
+           a->cmask == b->cmask && a->any == b->any && a->edge == b->edge && a->inv == b->inv &&
+           a->taken_alone == b->taken_alone && a->ctr == b->ctr &&
+           a->has_msr_3f6h == b->has_msr_3f6h && a->has_msr_pf == b->has_msr_pf &&
+           a->has_msr_rsp0 == b->has_msr_rsp0 && a->has_msr_rsp1 == b->has_msr_rsp1 &&
+           a->msr_3f6h == b->msr_3f6h && a->msr_pf == b->msr_pf &&
+           a->msr_rsp0 == b->msr_rsp0 && a->msr_rsp1 == b->msr_rsp1;
+}
+
 int pmu_plan_push(pmu_plan *p, const nb_event *ev, size_t n)
 {
     pmu_group_plan *g = realloc(p->groups, (p->n_groups + 1) * sizeof *g);

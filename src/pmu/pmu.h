@@ -23,6 +23,9 @@
 #include "sys/cpu.h"
 #include "events/events.h"
 
+/* Counters one measured program reads at most (codegen's CODEGEN_MAX_CTR). */
+#define PMU_MAX_GROUP_CTR 24
+
 typedef enum { PMU_BACKEND_AUTO, PMU_BACKEND_PERF, PMU_BACKEND_MSR, PMU_BACKEND_TSC } pmu_backend_kind;
 
 /* How the generated code reads one counter. */
@@ -109,5 +112,9 @@ const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
 int pmu_plan_push(pmu_plan *plan, const nb_event *ev, size_t n);
 
 void pmu_plan_free(pmu_plan *plan);
+
+/* Whether two events program the same thing (name, codes, flags and the
+ * extra MSR values): the one test of event equality. */
+bool pmu_event_equal(const nb_event *a, const nb_event *b);
 
 #endif

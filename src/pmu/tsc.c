@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/codegen.h"
 #include "pmu/pmu.h"
 #include "sys/status.h"
 
@@ -60,7 +59,7 @@ static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_pla
         return NB_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
-        if (is_core_cycles(cfg, &ev[i]) && n_cyc + 2 < CODEGEN_MAX_CTR)
+        if (is_core_cycles(cfg, &ev[i]) && n_cyc + 2 < PMU_MAX_GROUP_CTR)
             cyc[n_cyc++] = ev[i];
         else
             rest[n_rest++] = ev[i];

@@ -21,41 +21,17 @@
  * over many runs, with outliers dropped (robust_mean), resolve far below
  * the coarse steps a VM's TSC may advance in. */
 
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <math.h>
-#include <poll.h>
-#include <sched.h>
-#include <sys/syscall.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
 
-#include "asm/asm.h"
-#include "harness/codegen.h"
-#include "sys/cpu.h"
-#include "measure/fault.h"
-#include "pmu/advice.h"
-#include "sys/restore.h"
-#include "measure/runner.h"
-#include "measure/sandbox.h"
-#include "measure/stats.h"
-#include "sys/status.h"
 #include "lib/clock.h"
-#include "measure/worker_shared.h"
+#include "measure/stats.h"
+#include "pmu/tsc_method.h"
 
+/* Mean of the values within max(ROBUST_TOL_TICKS, 2%) of their median: the
+ * mean keeps the dithering that sub-step resolution needs (see INNER_TICKS),
+ * the window drops runs an interrupt or a preemption landed in. */
 static double robust_mean(const double *v, size_t n)
 {
     double m = stats_median(v, n);
@@ -108,9 +84,9 @@ static int cal_chain_build(cal_chain *c, const uint8_t insn[4], long loop_a, lon
     return 0;
 }
 
-static double cal_run_ticks(const codegen_prog *p)
+static double cal_run_ticks(const cal_progs *cp, const codegen_prog *p)
 {
-    run_prog(p, PROG_CAL);
+    cp->run(p, true);
     return (double)(p->data->m2[0] - p->data->m1[0]);
 }
 
@@ -134,8 +110,8 @@ static double cal_point_n(const cal_progs *cp, int reps)
     for (size_t k = 0; k < cp->n; k++) {
         double a[CAL_REPS], b[CAL_REPS];
         for (int r = 0; r < reps; r++) {
-            a[r] = cal_run_ticks(&cp->ch[k].a);
-            b[r] = cal_run_ticks(&cp->ch[k].b);
+            a[r] = cal_run_ticks(cp, &cp->ch[k].a);
+            b[r] = cal_run_ticks(cp, &cp->ch[k].b);
         }
         double v = cal_chain_ratio(&cp->ch[k], a, b, (size_t)reps);
         if (k == 0 || v < best)
@@ -162,8 +138,9 @@ static void cal_free(cal_progs *cp)
 /* The ADD chain, and the IMUL chain with its latency in whole cycles as
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
  * chain is left out if that does not come out a plausible whole number. */
-int cal_build(cal_progs *cp, double hot_imul_lat, char *err, size_t errlen)
+int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, char *err, size_t errlen)
 {
+    cp->run = run;
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
      * immediate ADDs at rename, so an immediate chain runs faster than one
      * cycle per ADD there (seen on an Emerald Rapids guest: "8.9 GHz"). A
@@ -184,7 +161,8 @@ int cal_build(cal_progs *cp, double hot_imul_lat, char *err, size_t errlen)
         return 0;
     }
     double add_v[CAL_POINTS], imul_v[CAL_POINTS];
-    cal_progs one = {.ch = {cp->ch[0]}, .n = 1}, two = {.ch = {cp->ch[1]}, .n = 1};
+    cal_progs one = {.ch = {cp->ch[0]}, .n = 1, .run = run},
+              two = {.ch = {cp->ch[1]}, .n = 1, .run = run};
     cal_points(&one, add_v, CAL_POINTS);
     cal_points(&two, imul_v, CAL_POINTS);
     double lat = stats_min(imul_v, CAL_POINTS) / stats_min(add_v, CAL_POINTS);
@@ -212,19 +190,19 @@ static bool chain_runs(const cal_progs *cp, size_t k, long i, long n)
  * INNER_MIN..INNER_MAX back-to-back runs (see INNER_TICKS, INNER_EXEC), and
  * the first CAL_PER_SAMPLE of them are each followed by one run of the
  * chains whose turn it is (see chain_runs()). */
-static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp, bool calibrate,
+static void sample(run_state *rs, long i, long n, const cal_progs *cp, bool calibrate,
                    size_t n_ctr, const pmu_counter *ctr, bool *ovf)
 {
-    double tmp[CODEGEN_MAX_CTR][INNER_MAX];
+    double tmp[PMU_MAX_GROUP_CTR][INNER_MAX];
     double ca[2][CAL_PER_SAMPLE], cb[2][CAL_PER_SAMPLE];
     if (i < 0) {
-        run_prog(rs->p, kind);
+        rs->run(rs->p, false);
         return;
     }
     size_t runs = cp && rs->inner > 1 ? rs->inner : 1;
     for (size_t r = 0; r < runs; r++) {
         uint64_t t0 = cp && i == 0 && r == 0 ? clock_tsc() : 0;
-        run_prog(rs->p, kind);
+        rs->run(rs->p, false);
         if (t0) {
             double t = (double)(clock_tsc() - t0), want = INNER_TICKS / (t > 1 ? t : 1);
             if (want > rs->enough)
@@ -238,8 +216,8 @@ static void sample(run_state *rs, int kind, long i, long n, const cal_progs *cp,
         for (size_t k = 0; calibrate && cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
             if (!chain_runs(cp, k, i, n))
                 continue;
-            ca[k][r] = cal_run_ticks(&cp->ch[k].a);
-            cb[k][r] = cal_run_ticks(&cp->ch[k].b);
+            ca[k][r] = cal_run_ticks(cp, &cp->ch[k].a);
+            cb[k][r] = cal_run_ticks(cp, &cp->ch[k].b);
         }
     }
     for (size_t c = 0; c < n_ctr; c++)
@@ -283,22 +261,21 @@ static size_t keep_positive(double *v, size_t n)
 size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
                       const pmu_counter *ctr, bool *ovf, size_t *n_add)
 {
-    static const int RUN_KIND[2] = {PROG_FIRST, PROG_SECOND};
     for (int r = 0; r < 2; r++)
         rs[r].inner = cp ? INNER_MIN : 1;
     *n_add = 0;
     if (!cp) {
         for (int r = 0; r < 2; r++)
             for (long i = -warm; i < n; i++)
-                sample(&rs[r], RUN_KIND[r], i, n, NULL, false, n_ctr, ctr, ovf);
+                sample(&rs[r], i, n, NULL, false, n_ctr, ctr, ovf);
         return 0;
     }
     for (int r = 0; r < 2; r++)
         for (long i = -warm; i < 0; i++)
-            sample(&rs[r], RUN_KIND[r], i, n, cp, false, n_ctr, ctr, ovf);
+            sample(&rs[r], i, n, cp, false, n_ctr, ctr, ovf);
     for (long i = 0; i < n; i++) {
-        sample(&rs[1], RUN_KIND[1], i, n, cp, false, n_ctr, ctr, ovf);
-        sample(&rs[0], RUN_KIND[0], i, n, cp, true, n_ctr, ctr, ovf);
+        sample(&rs[1], i, n, cp, false, n_ctr, ctr, ovf);
+        sample(&rs[0], i, n, cp, true, n_ctr, ctr, ovf);
     }
     /* Each chain's median over the run, and the smaller one: either chain
      * reads at least the true ratio (it can be slowed, by an interrupt or
@@ -323,11 +300,17 @@ size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n
     return 1;
 }
 
+static void run_plain(const codegen_prog *p, bool calibration)
+{
+    (void)calibration;
+    codegen_call(p);
+}
+
 double runner_calibrate_once(void)
 {
     cal_progs cp;
     char err[256];
-    if (cal_build(&cp, 0, err, sizeof err))
+    if (cal_build(&cp, run_plain, 0, err, sizeof err))
         return 0;
     double v[CAL_POINTS];
     cal_points(&cp, v, CAL_POINTS);
@@ -347,5 +330,3 @@ double spin_tsc_ghz(void)
     uint64_t c1 = clock_tsc();
     return (double)(c1 - c0) / (t - t0);
 }
-
-/* An area with GUARD_SIZE of no-access pages on both sides, or NULL. */

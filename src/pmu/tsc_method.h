@@ -1,0 +1,115 @@
+/* nb tsc method: how the measuring process samples a pair of programs, and
+ * the tsc backend's calibration (see tsc_method.c for the method).
+ *
+ * The engine hands in one hook, tsc_run_fn, that runs a generated program
+ * (the measuring process notes which one for fault reports); everything
+ * else is here.  cal_build() makes the calibration programs, cal_free()
+ * (inside) releases them; run_state's buffers belong to the caller. */
+#ifndef NB_PMU_TSC_METHOD_H
+#define NB_PMU_TSC_METHOD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "harness/codegen.h"
+#include "pmu/pmu.h"
+
+#define CAL_BODY 100              /* adds per loop iteration */
+/* The short program only carries the harness's own cost, which the
+ * difference cancels (it had 20 iterations, 14% of the calibration's time). */
+#define CAL_LOOP_A 6
+/* 11,400 adds more in the long program: ~8,000 TSC ticks, so even a VM's
+ * 26-tick TSC steps (seen on a Zen 4 guest) are 0.3% of one reading, and
+ * the median over a run's samples goes well below that.  (It was 420: four
+ * times the time for no accuracy the tests could tell apart.  60 made the
+ * minimum of the two chains' rounded readings read 0.3% fast: medians
+ * 2.006, 3.012, 4.014 in bench/accuracy.) */
+#define CAL_LOOP_B 120
+#define CAL_REPS 8
+#define CAL_POINTS 11
+/* Runs averaged into one tsc sample.  A VM's TSC may advance in coarse
+ * steps (21 ticks on one development VM, 26 on another); the start of
+ * back-to-back runs falls at varying points of a step, so their mean
+ * resolves far below one step where a single reading cannot.  How many: as
+ * many as fill INNER_TICKS, timed on the sample's first run, within
+ * [INNER_MIN, INNER_MAX], so that a short program (-unroll_count 100: a few
+ * hundred ticks, a few steps) gets many and a long one, whose readings a
+ * step hardly moves, few.  (It was 24 for every program, then 8 at least
+ * within 20,000 ticks, with 3 calibrations a pair of samples; bench/accuracy
+ * on a busy Zen 4 guest, 1,080 lines each: medians within 0.004 of 2, 3
+ * and 4 cycles against 0.005-0.010 before, sd of the default ADD and IMUL
+ * lines 0.006-0.009 against 0.004, in half the time a line.) */
+#define INNER_MIN 2
+#define INNER_MAX 64
+#define INNER_TICKS 10000.0
+/* ... and no more than INNER_EXEC over the executions of the code the two
+ * programs differ by: a step's rounding, spread over back-to-back runs,
+ * shrinks with the root of the runs and with those executions, not with a
+ * run's length, so 1,000 copies of a NOP need no more runs than 1,000
+ * copies of an ADD (they took four times as many: a quarter of a default
+ * batch line went to averaging fast snippets far below what the host's
+ * own noise lets a result show).  4,000: at most 4 runs for nanoBench's
+ * defaults, 40 for -unroll_count 100; bench/accuracy read the same spread
+ * as with 8,000, at 0.95 the time.) */
+#define INNER_EXEC 4000.0
+/* Calibration runs of a chain after each pair of samples (one of each
+ * program) it takes its turn at, shared by both; a run an interrupt
+ * spoiled is dropped (see sample()) and medians over the run are used. */
+#define CAL_PER_SAMPLE 1
+/* The two calibration chains take turns from this many samples a run on
+ * (see chain_runs()).  (Both after every pair of samples, the smaller of
+ * the two single readings winning, took a fifth more time a default batch line
+ * and read the clock 0.1-0.3% fast from the TSC's rounding; bench/accuracy
+ * read the same or tighter spreads with turns.) */
+#define CAL_TURNS_MIN 6
+#define ROBUST_TOL_TICKS 64.0
+/* Warm-up spin before a measuring process's first calibration (the core
+ * leaves any idle frequency; the calibration next to every sample follows
+ * what changes after); also times the TSC.  It was 10 ms, half of a whole
+ * single run. */
+#define SPIN_NS 3000000L
+
+/* Runs program p once; `calibration`: one of the calibration chains. */
+typedef void (*tsc_run_fn)(const codegen_prog *p, bool calibration);
+
+/* One calibration chain: the same body in a loop of CAL_LOOP_A and
+ * CAL_LOOP_B iterations; `latency` core cycles per instruction. */
+typedef struct cal_chain {
+    codegen_prog a, b;
+    double ops;          /* instructions more in b than in a */
+    double latency;
+} cal_chain;
+
+typedef struct cal_progs {
+    cal_chain ch[2];     /* add rax, 1 (1 cycle); imul rax, rax (found) */
+    size_t n;
+    tsc_run_fn run;
+} cal_progs;
+
+
+/* One program's measurement: its kept samples (samples[c * n + i]) and,
+ * with the tsc backend's calibration, add_ratio[i] and ratio[i] (ticks per
+ * core cycle from the ADD and the IMUL chain next to sample i; NAN where
+ * that chain did not run); measure() leaves the chosen chain's in ratio[]. */
+typedef struct run_state {
+    const codegen_prog *p;
+    tsc_run_fn run;      /* runs p (the measuring process's hook) */
+    double *samples, *ratio, *add_ratio;
+    size_t inner;        /* runs per sample (tsc), set on the first kept run */
+    double enough;       /* runs that resolve the TSC's steps (see INNER_EXEC) */
+} run_state;
+
+/* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
+ * is known, not searched).  0 or a negative status with err filled. */
+int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, char *err, size_t errlen);
+void cal_points(const cal_progs *cp, double *v, size_t n);
+/* The warm-up and kept samples of both programs (cp NULL: no calibration). */
+size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
+               const pmu_counter *ctr, bool *ovf, size_t *n_add);
+/* Busy-waits SPIN_NS so the core leaves any idle frequency; the TSC's rate. */
+double spin_tsc_ghz(void);
+/* Ticks per core cycle from a calibration program pair, in this process;
+ * exposed for tests.  Returns a value > 0, or 0 on failure. */
+double runner_calibrate_once(void);
+
+#endif
