@@ -29,7 +29,7 @@ flags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -DZYDIS_STATIC_BUIL
 # dependency files here: a header change rebuilds everything, which is right
 # more often than it is slow).
 objs=()
-newest_h=$(ls -t src/*.h src/*/*.h | head -n 1)
+newest_h=$(ls -t src/*/*.h | head -n 1)
 if [ "$(cat "$out/obj/flags" 2>/dev/null)" != "$CC $flags $san" ]; then
     rm -f "$out"/obj/*.o   # other flags: nothing built before is current
     echo "$CC $flags $san" > "$out/obj/flags"
