@@ -165,13 +165,14 @@ static void test_intel_open_restores(void **st)
     ev[1].has_msr_rsp0 = true, ev[1].msr_rsp0 = 0x10001;
     pmu_group_plan gp = {ev, 2, false};
     pmu_group g;
-    int rc = pmu_msr_backend.open(&cfg, &gp, &g);
+    nb_error e;
+    int rc = pmu_msr_backend.open(&cfg, &gp, &g, &e);
     char path[256];
     fake_path(path, sizeof path, "/sys/bus/event_source/devices/cpu/rdpmc");
     if (geteuid() != 0) {
         /* rdpmc=1 must become 2 for the msr backend, which only root may do. */
         assert_int_equal(rc, NB_ESYSTEM);
-        assert_non_null(strstr(pmu_last_error(), "rdpmc"));
+        assert_non_null(strstr(e.message, "rdpmc"));
         drop_tree(fd);
         return;
     }
@@ -219,9 +220,10 @@ static void test_amd_open_restores(void **st)
     ev[1].ctr = 4;
     pmu_group_plan gp = {ev, 2, false};
     pmu_group g;
-    int rc = pmu_msr_backend.open(&cfg, &gp, &g);
+    nb_error e;
+    int rc = pmu_msr_backend.open(&cfg, &gp, &g, &e);
     if (rc != 0)
-        fail_msg("open: %s", pmu_last_error());
+        fail_msg("open: %s", e.message);
     assert_int_equal(g.ctr[1].rdpmc_ecx, 4);
     assert_int_equal(msr_get(fd, 0xC0010200), 0x1004100C2ULL);
     assert_int_equal(msr_get(fd, 0xC0010208), 0x4100C2);
@@ -246,13 +248,16 @@ static void test_missing_device_advice(void **st)
     nb_event ev = fx_event("ex_ret_instr", 0x0C0, 0);
     pmu_group_plan gp = {&ev, 1, false};
     pmu_group g;
-    assert_int_equal(pmu_msr_backend.open(&cfg, &gp, &g), NB_ESYSTEM);
-    assert_non_null(strstr(pmu_last_error(), "/dev/cpu/7/msr: No such file or directory"));
-    assert_non_null(strstr(pmu_last_error(), "modprobe msr"));
+    nb_error e;
+    assert_int_equal(pmu_msr_backend.open(&cfg, &gp, &g, &e), NB_ESYSTEM);
+    assert_int_equal(e.status, NB_ESYSTEM);
+    assert_non_null(strstr(e.message, "/dev/cpu/7/msr: No such file or directory"));
+    assert_non_null(strstr(e.message, "modprobe msr"));
     assert_null(g.ctr);
-    char why[512] = "";
-    assert_int_equal(pmu_msr_backend.probe(&cfg, why, sizeof why), NB_EUNSUPPORTED);
-    assert_non_null(strstr(why, "modprobe msr"));
+    nb_error why;
+    assert_int_equal(pmu_msr_backend.probe(&cfg, &why), NB_EUNSUPPORTED);
+    assert_int_equal(why.status, NB_EUNSUPPORTED);
+    assert_non_null(strstr(why.message, "modprobe msr"));
     drop_tree(fd);
 }
 
@@ -264,16 +269,16 @@ static void test_real_probe(void **st)
     cpu_detect(&ci);
     pmu_config cfg = fx_config(&ci, 0, false);
     cfg.sysfs_root = "";
-    char why[1024] = "";
-    int rc = pmu_msr_backend.probe(&cfg, why, sizeof why);
-    print_message("msr probe here: %s\n", rc == 0 ? "usable" : why);
+    nb_error why;
+    int rc = pmu_msr_backend.probe(&cfg, &why);
+    print_message("msr probe here: %s\n", rc == 0 ? "usable" : why.message);
     if (rc == 0)
         return;
     assert_int_equal(rc, NB_EUNSUPPORTED);
-    assert_true(strlen(why) > 10);
+    assert_true(strlen(why.message) > 10);
     if (access("/dev/cpu/0/msr", F_OK) != 0 && ci.vendor != CPU_VENDOR_UNKNOWN &&
         !(ci.vendor == CPU_VENDOR_INTEL && ci.pmu_version == 0))
-        assert_non_null(strstr(why, "modprobe msr"));
+        assert_non_null(strstr(why.message, "modprobe msr"));
 }
 
 int main(void)

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "pmu/pmu.h"
+#include "sys/error.h"
 #include "sys/status.h"
 
-const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
-                              char *why, size_t whylen)
+const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg, nb_error *why)
 {
     const pmu_backend *ladder[] = {&pmu_perf_backend, &pmu_msr_backend, &pmu_tsc_backend};
     size_t first = 0, last = 2;
@@ -21,17 +21,21 @@ const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
         first = last = 1;
     else if (kind == PMU_BACKEND_TSC)
         first = last = 2;
-    if (whylen)
-        why[0] = 0;
-    size_t used = 0;
+    nb_error_set(why, NB_EUNSUPPORTED, "%s", "");
+    char *msg = why ? why->message : NULL;
+    size_t len = why ? sizeof why->message : 0, used = 0;
     for (size_t i = first; i <= last; i++) {
-        char r[512] = "";
-        if (ladder[i]->probe(cfg, r, sizeof r) == 0)
+        nb_error r;
+        nb_error_clear(&r);
+        if (ladder[i]->probe(cfg, &r) == 0) {
+            if (why)
+                why->status = 0;
             return ladder[i];
+        }
         /* Collect every refusal: "perf_event+rdpmc: ...; msr+rdpmc: ..." */
-        if (used < whylen) {
-            int n = snprintf(why + used, whylen - used, "%s%s: %s", used ? "; " : "",
-                             ladder[i]->name, r[0] ? r : "not usable");
+        if (used < len) {
+            int n = snprintf(msg + used, len - used, "%s%s: %.511s", used ? "; " : "",
+                             ladder[i]->name, r.message[0] ? r.message : "not usable");
             if (n > 0)
                 used += (size_t)n;
         }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "sys/cpu.h"
+#include "sys/error.h"
 #include "events/events.h"
 
 /* Counters one measured program reads at most (codegen's CODEGEN_MAX_CTR). */
@@ -91,10 +92,14 @@ enum {
 typedef struct pmu_backend {
     const char *name;        /* "perf_event+rdpmc", "msr+rdpmc", "tsc" */
     unsigned flags;          /* PMU_BE_* */
-    /* 0 if usable here; otherwise a negative status and a reason in `why`. */
-    int (*probe)(const pmu_config *cfg, char *why, size_t whylen);
-    int (*plan)(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out);
-    int (*open)(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out);
+    /* probe, plan and open return 0, or a negative status with the reason
+     * (errno turned into advice, advice.h) in *err. */
+    /* 0 if usable here. */
+    int (*probe)(const pmu_config *cfg, nb_error *err);
+    int (*plan)(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out,
+                nb_error *err);
+    int (*open)(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out,
+                nb_error *err);
     void (*close)(pmu_group *g);
     void (*dry_run)(FILE *f, const pmu_config *cfg, const pmu_plan *plan);
 } pmu_backend;
@@ -103,9 +108,11 @@ extern const pmu_backend pmu_perf_backend;
 extern const pmu_backend pmu_msr_backend;
 extern const pmu_backend pmu_tsc_backend;
 
-/* Pick the backend: the forced one, or the best usable one. */
-const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
-                              char *why, size_t whylen);
+/* Pick the backend: the forced one, or the best usable one.  The refusals
+ * of the backends tried before it ("perf_event+rdpmc: ...; msr+rdpmc: ...")
+ * are the message of *why (NULL allowed); when none is usable, NULL is
+ * returned and why's status is NB_EUNSUPPORTED, else it is 0. */
+const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg, nb_error *why);
 
 /* Append a group holding a copy of ev[0..n) (n may be 0: a group of fixed
  * counters only). NB_ENOMEM on failure; the plan stays freeable. */
