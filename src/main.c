@@ -140,7 +140,6 @@ int main(int argc, char **argv)
     }
     nb_options o;
     options_defaults(&o);
-    char err[1024];
     if (argc < 2) {
         fprintf(stderr, "usage: nb -asm \"<code>\" [options]   (nb -help lists them)\n");
         return NB_EXIT_USAGE;
@@ -155,8 +154,9 @@ int main(int argc, char **argv)
                 nb_error_print(stderr, &merr);
             return nb_status_exit_code(st);
         }
-    if (options_parse(argc, argv, 1, &o, err, sizeof err) != 0) {
-        fprintf(stderr, "nb: %s\n", err);
+    nb_error perr;
+    if (options_parse(argc, argv, 1, &o, &perr) != 0) {
+        nb_error_print(stderr, &perr);
         return NB_EXIT_USAGE;
     }
     if (o.help) {

@@ -9,13 +9,14 @@
 #include "cli/options.h"
 #include "sys/status.h"
 
-static char err[512];
+static nb_error e;
+static const char *err = e.message;
 
 static int parse(nb_options *o, int argc, const char **argv)
 {
     options_defaults(o);
-    err[0] = '\0';
-    return options_parse(argc, (char **)argv, 0, o, err, sizeof err);
+    nb_error_clear(&e);
+    return options_parse(argc, (char **)argv, 0, o, &e);
 }
 
 static void test_defaults(void **state)

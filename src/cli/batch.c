@@ -18,7 +18,7 @@
 
 #define LINE_MAX_BYTES (16u << 20)
 
-int batch_split(const char *line, char ***argv_out, char **store_out, char *err, size_t errlen)
+int batch_split(const char *line, char ***argv_out, char **store_out, nb_error *err)
 {
     size_t len = strlen(line);
     char *store = malloc(len + 1);
@@ -26,7 +26,7 @@ int batch_split(const char *line, char ***argv_out, char **store_out, char *err,
     if (!store || !argv) {
         free(store);
         free(argv);
-        snprintf(err, errlen, "out of memory");
+        nb_error_set(err, NB_ENOMEM, "out of memory");
         return -1;
     }
     int n = 0;
@@ -42,7 +42,10 @@ int batch_split(const char *line, char ***argv_out, char **store_out, char *err,
             if (*p == '\'') {
                 const char *q = strchr(p + 1, '\'');
                 if (!q) {
-                    snprintf(err, errlen, "column %zu: unterminated ' quote", (size_t)(p - line) + 1);
+                    nb_error_set(err, NB_EUSAGE, "column %zu: unterminated ' quote",
+                                 (size_t)(p - line) + 1);
+                    if (err)
+                        err->col = (int)(p - line) + 1;
                     goto fail;
                 }
                 memcpy(w, p + 1, (size_t)(q - p - 1));
@@ -57,8 +60,10 @@ int batch_split(const char *line, char ***argv_out, char **store_out, char *err,
                     *w++ = *p++;
                 }
                 if (*p != '"') {
-                    snprintf(err, errlen, "column %zu: unterminated \" quote",
-                             (size_t)(open - line) + 1);
+                    nb_error_set(err, NB_EUSAGE, "column %zu: unterminated \" quote",
+                                 (size_t)(open - line) + 1);
+                    if (err)
+                        err->col = (int)(open - line) + 1;
                     goto fail;
                 }
                 p++;
@@ -204,15 +209,17 @@ static int run_line(batch_state *b, const char *text, long line_no)
     nb_job j;
     memset(&j, 0, sizeof j);
     bool have_job = false;
-    char **argv = NULL, *store = NULL, err[1024];
+    char **argv = NULL, *store = NULL;
+    nb_error err;
+    nb_error_clear(&err);
     int rc = 0;
     bool parsed = false;
-    int n = batch_split(text, &argv, &store, err, sizeof err);
+    int n = batch_split(text, &argv, &store, &err);
     if (n < 0) {
-        fprintf(diag, "nb: %s\n", err);
+        nb_error_print(diag, &err);
         rc = NB_EUSAGE;
-    } else if ((rc = options_parse(n, argv, 0, &lo, err, sizeof err)) != 0) {
-        fprintf(diag, "nb: %s\n", err);
+    } else if ((rc = options_parse(n, argv, 0, &lo, &err)) != 0) {
+        nb_error_print(diag, &err);
     } else {
         parsed = true;
         const char *bad = line_forbidden(b->base, &lo);

@@ -29,11 +29,11 @@ static int fragment_load(job_fragment *fr, FILE *diag)
 {
     if (fr->asm_text && fr->asm_text[0] == '@') {
         /* -asm @FILE: the assembly is in FILE (argv is limited to 128 KiB). */
-        char err[512];
+        nb_error err;
         char *text;
-        int rc = file_read_all(fr->asm_text + 1, CODE_FILE_MAX, true, &text, NULL, err, sizeof err);
+        int rc = file_read_all(fr->asm_text + 1, CODE_FILE_MAX, true, &text, NULL, &err);
         if (rc) {
-            fprintf(diag, "nb: -%s: %s\n", fr->origin, err);
+            fprintf(diag, "nb: -%s: %s\n", fr->origin, err.message);
             return rc;
         }
         asm_error e;
@@ -52,12 +52,12 @@ static int fragment_load(job_fragment *fr, FILE *diag)
         return 0;
     }
     if (fr->code_path) {
-        char err[512];
+        nb_error err;
         char *buf;
         size_t len;
-        int rc = file_read_all(fr->code_path, CODE_FILE_MAX, false, &buf, &len, err, sizeof err);
+        int rc = file_read_all(fr->code_path, CODE_FILE_MAX, false, &buf, &len, &err);
         if (rc) {
-            fprintf(diag, "nb: -%s: %s\n", fr->origin, err);
+            fprintf(diag, "nb: -%s: %s\n", fr->origin, err.message);
             return rc;
         }
         fr->code.bytes = (uint8_t *)buf;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sys/error.h"
 #include "sys/status.h"
 
 typedef enum {
@@ -116,15 +117,19 @@ void options_defaults(nb_options *o)
     o->backend = PMU_BACKEND_AUTO;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 2, 3)))
+static int fail(nb_error *err, const char *fmt, ...)
 {
+    if (!err)
+        return NB_EUSAGE;
+    nb_error_clear(err);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    nb_error_vset(err, NB_EUSAGE, fmt, ap);
     va_end(ap);
     /* Messages quote what the user typed; a newline or terminal escape in
      * it must not turn the one-line diagnostic into several lines. */
-    for (char *p = err; errlen && *p; p++)
+    for (char *p = err->message; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
     return NB_EUSAGE;
@@ -132,7 +137,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 /* Resolve `name` (without '-') to an option: exact match, else a unique
  * prefix among nanoBench's options, else a unique prefix among nb's. */
-static const opt_def *find_option(const char *name, char *err, size_t errlen)
+static const opt_def *find_option(const char *name, nb_error *err)
 {
     for (size_t i = 0; i < N_OPTS; i++)
         if (strcmp(opts[i].name, name) == 0)
@@ -153,21 +158,21 @@ static const opt_def *find_option(const char *name, char *err, size_t errlen)
         if (n == 1)
             return hit;
         if (n > 1) {
-            fail(err, errlen, "option '-%s' is ambiguous: %s", name, cands);
+            fail(err, "option '-%s' is ambiguous: %s", name, cands);
             return NULL;
         }
     }
-    fail(err, errlen, "unknown option '-%s' (see nb -help)", name);
+    fail(err, "unknown option '-%s' (see nb -help)", name);
     return NULL;
 }
 
-static int parse_long(const opt_def *d, const char *v, long *out, char *err, size_t errlen)
+static int parse_long(const opt_def *d, const char *v, long *out, nb_error *err)
 {
     errno = 0;
     char *end;
     long x = strtol(v, &end, 0);
     if (end == v || *v == '\0')
-        return fail(err, errlen, "option -%s: '%s' is not a number", d->name, v);
+        return fail(err, "option -%s: '%s' is not a number", d->name, v);
     long mult = 1;
     if (d->type == OPT_SIZE && *end) {
         switch (*end) {
@@ -182,17 +187,17 @@ static int parse_long(const opt_def *d, const char *v, long *out, char *err, siz
         }
     }
     if (*end)
-        return fail(err, errlen, "option -%s: '%s' is not a number", d->name, v);
+        return fail(err, "option -%s: '%s' is not a number", d->name, v);
     if (errno == ERANGE || (mult > 1 && (x > LONG_MAX / mult || x < LONG_MIN / mult)))
-        return fail(err, errlen, "option -%s: '%s' is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+        return fail(err, "option -%s: '%s' is out of range (%ld to %ld)", d->name, v, d->min, d->max);
     x *= mult;
     if (x < d->min || x > d->max)
-        return fail(err, errlen, "option -%s: %s is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+        return fail(err, "option -%s: %s is out of range (%ld to %ld)", d->name, v, d->min, d->max);
     *out = x;
     return 0;
 }
 
-static int parse_enum(const opt_def *d, const char *v, int *out, char *err, size_t errlen)
+static int parse_enum(const opt_def *d, const char *v, int *out, nb_error *err)
 {
     const char *p = d->choices;
     for (int i = 0; *p; i++) {
@@ -205,11 +210,11 @@ static int parse_enum(const opt_def *d, const char *v, int *out, char *err, size
         if (*p == '|')
             p++;
     }
-    return fail(err, errlen, "option -%s: '%s' is not one of %s", d->name, v, d->choices);
+    return fail(err, "option -%s: '%s' is not one of %s", d->name, v, d->choices);
 }
 
 /* Pairs that nanoBench forbids together. */
-static int check_conflicts(const nb_options *o, char *err, size_t errlen)
+static int check_conflicts(const nb_options *o, nb_error *err)
 {
     static const struct { size_t a, b; const char *na, *nb; } pairs[] = {
         {OFF(asm_code), OFF(code), "asm", "code"},
@@ -222,27 +227,27 @@ static int check_conflicts(const nb_options *o, char *err, size_t errlen)
         const char *a = *(const char *const *)((const char *)o + pairs[i].a);
         const char *b = *(const char *const *)((const char *)o + pairs[i].b);
         if (a && b)
-            return fail(err, errlen, "options -%s and -%s cannot be used together", pairs[i].na, pairs[i].nb);
+            return fail(err, "options -%s and -%s cannot be used together", pairs[i].na, pairs[i].nb);
     }
     if (o->usr == 0 && o->os == 0)
-        return fail(err, errlen, "options -usr 0 and -os 0 together count nothing");
+        return fail(err, "options -usr 0 and -os 0 together count nothing");
     if (o->emit && !o->asm_code)
-        return fail(err, errlen, "option -emit needs -asm");
+        return fail(err, "option -emit needs -asm");
     if (o->print_code && !o->asm_code && !o->code)
-        return fail(err, errlen, "option -print_code needs -asm or -code");
+        return fail(err, "option -print_code needs -asm or -code");
     return 0;
 }
 
-int options_parse(int argc, char **argv, int first, nb_options *o, char *err, size_t errlen)
+int options_parse(int argc, char **argv, int first, nb_options *o, nb_error *err)
 {
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == '\0')
-            return fail(err, errlen, "unexpected argument '%s' (options start with '-')", a);
+            return fail(err, "unexpected argument '%s' (options start with '-')", a);
         const char *name = a + 1 + (a[1] == '-');   /* accept --name too */
         if (*name == '\0')   /* "--" would otherwise be a prefix of every option */
-            return fail(err, errlen, "unexpected argument '%s' (no option name)", a);
-        const opt_def *d = find_option(name, err, errlen);
+            return fail(err, "unexpected argument '%s' (no option name)", a);
+        const opt_def *d = find_option(name, err);
         if (!d)
             return NB_EUSAGE;
         void *field = (char *)o + d->offset;
@@ -250,7 +255,7 @@ int options_parse(int argc, char **argv, int first, nb_options *o, char *err, si
         bool needs_value = d->type != OPT_FLAG && d->type != OPT_AGG && d->type != OPT_OPTSTR;
         if (needs_value) {
             if (i + 1 >= argc)
-                return fail(err, errlen, "option -%s needs a value %s", d->name, d->arg ? d->arg : "");
+                return fail(err, "option -%s needs a value %s", d->name, d->arg ? d->arg : "");
             v = argv[++i];
         }
         switch (d->type) {
@@ -264,13 +269,13 @@ int options_parse(int argc, char **argv, int first, nb_options *o, char *err, si
         case OPT_STRING:
             /* Only the init fragments may be empty. */
             if (*v == '\0' && strncmp(d->name, "asm_", 4) != 0)
-                return fail(err, errlen, "option -%s: empty value", d->name);
+                return fail(err, "option -%s: empty value", d->name);
             *(const char **)field = v;
             break;
         case OPT_LONG:
         case OPT_SIZE: {
             long x = 0;
-            int rc = parse_long(d, v, &x, err, errlen);
+            int rc = parse_long(d, v, &x, err);
             if (rc)
                 return rc;
             *(long *)field = x;
@@ -281,13 +286,13 @@ int options_parse(int argc, char **argv, int first, nb_options *o, char *err, si
             errno = 0;
             double x = strtod(v, &end);
             if (end == v || *end || errno || !isfinite(x) || x <= 0 || x > (double)d->max)
-                return fail(err, errlen, "option -%s: '%s' is not a number of seconds in (0, %ld]", d->name, v, d->max);
+                return fail(err, "option -%s: '%s' is not a number of seconds in (0, %ld]", d->name, v, d->max);
             *(double *)field = x;
             break;
         }
         case OPT_ENUM: {
             int x = 0;
-            int rc = parse_enum(d, v, &x, err, errlen);
+            int rc = parse_enum(d, v, &x, err);
             if (rc)
                 return rc;
             if (d->offset == OFF(output))
@@ -298,7 +303,7 @@ int options_parse(int argc, char **argv, int first, nb_options *o, char *err, si
         }
         }
     }
-    return check_conflicts(o, err, errlen);
+    return check_conflicts(o, err);
 }
 
 void options_print_help(FILE *f)

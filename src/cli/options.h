@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "pmu/pmu.h"
+#include "sys/error.h"
 
 typedef enum { AGG_AVG, AGG_MEDIAN, AGG_MIN, AGG_MAX } nb_agg;
 typedef enum { OUTPUT_TEXT, OUTPUT_CSV, OUTPUT_JSON } nb_output;
@@ -53,9 +54,8 @@ typedef struct nb_options {
 void options_defaults(nb_options *o);
 
 /* Parse argv[first..argc). Returns 0, or NB_EUSAGE with a one-line message
- * in err naming the option. */
-int options_parse(int argc, char **argv, int first, nb_options *o,
-                  char *err, size_t errlen);
+ * naming the option in *err. */
+int options_parse(int argc, char **argv, int first, nb_options *o, nb_error *err);
 
 void options_print_help(FILE *f);
 
