@@ -17,7 +17,7 @@
 #include "cli/batch.h"
 #include "measure/bench.h"
 #include "sys/cpu.h"
-#include "events/events.h"
+#include "events/config.h"
 #include "events/evdb.h"
 #include "report/fingerprint.h"
 #include "cli/job.h"
@@ -183,10 +183,9 @@ int main(int argc, char **argv)
     cpu_info cpu;
     cpu_detect(&cpu);
     const char *uarch = NULL;
-    nb_config_error cerr;
-    memset(&cerr, 0, sizeof cerr);
+    nb_error cerr;
     if (evdb_select(&cpu, o.uarch, &uarch, &cerr) != 0) {
-        job_config_error_print(stderr, &cerr);
+        nb_error_print(stderr, &cerr);
         return NB_EXIT_USAGE;
     }
     if (o.cpu_info) {

@@ -15,16 +15,6 @@
 
 const char *const job_fragment_names[FRAG_COUNT] = {"code", "init", "late_init", "one_time_init"};
 
-void job_config_error_print(FILE *diag, const nb_config_error *e)
-{
-    if (e->line > 0)
-        fprintf(diag, "nb: %s:%d: %s\n", e->file, e->line, e->message);
-    else if (e->file[0])
-        fprintf(diag, "nb: %s: %s\n", e->file, e->message);
-    else
-        fprintf(diag, "nb: %s\n", e->message);
-}
-
 static int fragment_load(job_fragment *fr, FILE *diag)
 {
     if (fr->asm_text && fr->asm_text[0] == '@') {
@@ -114,8 +104,8 @@ int job_load_code(nb_job *j, const nb_options *o, FILE *diag)
 int job_resolve_events(nb_job *j, const cpu_info *cpu, const char *uarch, FILE *diag)
 {
     const nb_options *o = j->o;
-    nb_config_error e;
-    memset(&e, 0, sizeof e);
+    nb_error e;
+    nb_error_clear(&e);
     int rc = 0;
     if (o->config && strcmp(o->config, "all") == 0) {
         if (!uarch) {
@@ -140,7 +130,7 @@ int job_resolve_events(nb_job *j, const cpu_info *cpu, const char *uarch, FILE *
             rc = evdb_msr_events(o->msr_config, cpu->vendor, &j->msr, &e);
     }
     if (rc)
-        job_config_error_print(diag, &e);
+        nb_error_print(diag, &e);
     return rc;
 }
 

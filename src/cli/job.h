@@ -14,7 +14,7 @@
 #include "asm/asm.h"
 #include "measure/bench.h"
 #include "sys/cpu.h"
-#include "events/events.h"
+#include "events/config.h"
 #include "cli/options.h"
 
 enum { FRAG_CODE, FRAG_INIT, FRAG_LATE_INIT, FRAG_ONE_TIME_INIT, FRAG_COUNT };
@@ -47,9 +47,6 @@ int job_resolve_events(nb_job *j, const cpu_info *cpu, const char *uarch, FILE *
 
 /* Measure (s may be NULL: a one-off session). */
 int job_measure(nb_job *j, bench_session *s, const cpu_info *cpu, FILE *diag);
-
-/* "nb: FILE:LINE: message" (or the parts there are) for a config error. */
-void job_config_error_print(FILE *diag, const nb_config_error *e);
 
 /* bench_code view of the loaded fragments. */
 bench_code job_bench_code(const nb_job *j);

@@ -5,6 +5,7 @@
  * nb pays for the database only when it asks for an event. */
 #include "events/evdb.h"
 #include "events/evdb_tables.h"
+#include "sys/error.h"
 #include "sys/status.h"
 
 #include <ctype.h>
@@ -13,14 +14,17 @@
 #include <string.h>
 #include <strings.h>
 
-static int fail(nb_config_error *err, const char *file, const char *fmt, ...)
+/* NB_EINPUT with the message and `origin` (the option that named the
+ * input: "-events", "-uarch", "-msr_config") in *err. */
+__attribute__((format(printf, 3, 4)))
+static int fail(nb_error *err, const char *origin, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
-        snprintf(err->file, sizeof err->file, "%s", file);
-        err->line = 0;
+        nb_error_clear(err);
+        snprintf(err->origin, sizeof err->origin, "%s", origin);
         va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        nb_error_vset(err, NB_EINPUT, fmt, ap);
         va_end(ap);
     }
     return NB_EINPUT;
@@ -107,7 +111,7 @@ const char *evdb_uarch_for_cpu(const cpu_info *cpu)
 }
 
 int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
-                nb_config_error *err)
+                nb_error *err)
 {
     if (override) {
         *uarch = evdb_uarch_find(override);
@@ -120,6 +124,8 @@ int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
             else
                 fail(err, "-uarch", "unknown microarchitecture '%s' (nb -list_uarchs lists "
                                     "them)", override);
+            if (err)
+                err->status = NB_EUSAGE;
             return NB_EUSAGE;
         }
         return 0;
@@ -464,7 +470,7 @@ static void suggest_uarch(const char *name, char *buf, size_t buflen)
 
 /* part := NAME ('.' modifier)* | raw-spec.  The name is the longest prefix,
  * cut at a '.', that the table knows; the rest are modifiers. */
-static int lookup_part(const char *uarch, const char *part, nb_event *ev, nb_config_error *err)
+static int lookup_part(const char *uarch, const char *part, nb_event *ev, nb_error *err)
 {
     size_t cut;
     const evdb_ev *e = find_prefix(uarch, part, &cut);
@@ -472,12 +478,12 @@ static int lookup_part(const char *uarch, const char *part, nb_event *ev, nb_con
         ev_from_table(e, ev);
         if (part[cut] == '\0')
             return 0;
-        nb_config_error merr;
+        nb_error merr;
         if (event_apply_modifiers(part + cut + 1, ev, &merr))
             return fail(err, "-events", "%s: %s", part, merr.message);
         return 0;
     }
-    nb_config_error serr;
+    nb_error serr;
     if (event_parse_spec(part, NULL, ev, &serr) == 0)
         return 0;   /* a raw EvtSel.UMASK spec */
     if (!uarch)
@@ -494,7 +500,7 @@ static int lookup_part(const char *uarch, const char *part, nb_event *ev, nb_con
 }
 
 /* Combine b into a: one event select, umasks OR-ed (nanoBench's '+'). */
-static int combine(nb_event *a, const nb_event *b, const char *spec, nb_config_error *err)
+static int combine(nb_event *a, const nb_event *b, const char *spec, nb_error *err)
 {
     if (a->evtsel != b->evtsel)
         return fail(err, "-events", "'%s': cannot combine event selects %02X and %02X "
@@ -529,7 +535,7 @@ static int combine(nb_event *a, const nb_event *b, const char *spec, nb_config_e
     return 0;
 }
 
-int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_config_error *err)
+int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_error *err)
 {
     char buf[512];
     size_t n = strlen(spec);
@@ -569,7 +575,7 @@ static int lookup_clock_name(const char *uarch, const char *name, nb_event *ev, 
     }
     if (strcasecmp(name, "CORE_CYCLES") != 0 || !uarch)
         return 1;
-    nb_config_error e;
+    nb_error e;
     bool amd = evdb_uarch_vendor(uarch) == CPU_VENDOR_AMD;
     if (event_parse_spec(amd ? "076.00" : "3C.00", "CORE_CYCLES", ev, &e))
         return 1;
@@ -579,7 +585,7 @@ static int lookup_clock_name(const char *uarch, const char *name, nb_event *ev, 
 /* names := name (',' name)*, blanks around a name ignored.  Every unknown
  * name is reported (each with its closest names), not just the first. */
 int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
-                      nb_config_error *err)
+                      nb_error *err)
 {
     const char *p = names;
     int first_rc = 0;
@@ -603,7 +609,7 @@ int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
         bool skip = false;
         int rc = lookup_clock_name(uarch, one, &ev, &skip);
         if (rc) {
-            nb_config_error e1;
+            nb_error e1;
             rc = evdb_lookup(uarch, one, &ev, &e1);
             if (rc && rc != NB_EINPUT)
                 return rc;
@@ -630,7 +636,7 @@ int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
 /* ---- msr configs ---- */
 
 int evdb_msr_events(const char *name, cpu_vendor vendor, nb_msr_event_list *out,
-                    nb_config_error *err)
+                    nb_error *err)
 {
     char full[64];
     snprintf(full, sizeof full, "%s", name);

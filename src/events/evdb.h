@@ -9,15 +9,15 @@
  * A "uarch" is a table name such as "Skylake", "AlderLakeE" or "Zen5"; the
  * strings evdb returns point into the static tables (never freed).  Lists
  * are appended to; the caller frees them with event_list_free /
- * msr_event_list_free.  Errors come back as nb_config_error (file names the
- * input, e.g. "-events"; line 0). */
+ * msr_event_list_free.  Errors come back in an nb_error whose origin names
+ * the input ("-events", "-uarch", "-msr_config"; no line). */
 #ifndef NB_EVDB_H
 #define NB_EVDB_H
 
 #include <stdio.h>
 
 #include "sys/cpu.h"
-#include "events/events.h"
+#include "events/config.h"
 
 typedef enum {
     EVDB_SET_COMMON,   /* the curated set nb measures by default */
@@ -37,7 +37,7 @@ const char *evdb_uarch_find(const char *name);
  * *uarch becomes NULL for an unknown CPU (use evdb_arch_events then).
  * NB_EUSAGE for an unknown override name. */
 int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
-                nb_config_error *err);
+                nb_error *err);
 
 cpu_vendor evdb_uarch_vendor(const char *uarch);
 
@@ -60,16 +60,16 @@ int evdb_default_events(const char *uarch, cpu_vendor vendor, nb_event_list *out
  * event select; umasks OR-ed), or a raw spec "0E.01.CMSK=1".  Names match in
  * any letter case.  An unknown name is NB_EINPUT with the closest names in
  * the message.  uarch NULL: only raw specs. */
-int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_config_error *err);
+int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_error *err);
 
 /* -events NAME[,NAME...]: every name through evdb_lookup, appended. */
 int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
-                      nb_config_error *err);
+                      nb_error *err);
 
 /* Embedded msr config by name: "RAPL" picks msr_RAPL_Intel or msr_RAPL_AMD
  * by vendor; a full name ("RAPL_AMD") is taken as is.  NB_EINPUT if none. */
 int evdb_msr_events(const char *name, cpu_vendor vendor, nb_msr_event_list *out,
-                    nb_config_error *err);
+                    nb_error *err);
 
 /* Config syntax of one event as evdb prints it (AMD selects as three hex
  * digits, nanoBench's style for Zen tables). */
