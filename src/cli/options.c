@@ -48,7 +48,7 @@ static const opt_def opts[] = {
     {"asm", OPT_STRING, OFF(asm_code), 0, 0, 0, NULL, NB, "<code>", "assembly (Intel syntax, ';' or newline separated) to benchmark; @FILE reads it from FILE"},
     {"asm_init", OPT_STRING, OFF(asm_init), 0, 0, 0, NULL, NB, "<code>", "assembly run at the start of every benchmark run"},
     {"asm_late_init", OPT_STRING, OFF(asm_late_init), 0, 0, 0, NULL, NB, "<code>", "assembly run right before the benchmarked code"},
-    {"asm_one_time_init", OPT_STRING, OFF(asm_one_time_init), 0, 0, 0, NULL, NB, "<code>", "assembly run once before the first run"},
+    {"asm_one_time_init", OPT_STRING, OFF(asm_one_time_init), 0, 0, 0, NULL, NB, "<code>", "assembly run once per benchmark, before its first run"},
     {"code", OPT_STRING, OFF(code), 0, 0, 0, NULL, NB, "<file>", "raw machine code to benchmark (not with -asm)"},
     {"code_init", OPT_STRING, OFF(code_init), 0, 0, 0, NULL, NB, "<file>", "raw machine code for init (not with -asm_init)"},
     {"code_late_init", OPT_STRING, OFF(code_late_init), 0, 0, 0, NULL, NB, "<file>", "raw machine code for late init (not with -asm_late_init)"},
@@ -64,7 +64,7 @@ static const opt_def opts[] = {
     {"unroll_count", OPT_LONG, OFF(unroll_count), 0, 1, 100000000, NULL, NB, "<n>", "copies of the code in the inner loop (default 1000)"},
     {"loop_count", OPT_LONG, OFF(loop_count), 0, 0, 1000000000, NULL, NB, "<n>", "inner loop iterations, counted in R15 which the code must not touch (default 0: no loop)"},
     {"warm_up_count", OPT_LONG, OFF(warm_up_count), 0, 0, 1000000, NULL, NB, "<n>", "discarded runs before measuring, per run() (default 5)"},
-    {"initial_warm_up_count", OPT_LONG, OFF(initial_warm_up_count), 0, 0, 1000000, NULL, NB, "<n>", "runs before the first run() (default 0)"},
+    {"initial_warm_up_count", OPT_LONG, OFF(initial_warm_up_count), 0, 0, 1000000, NULL, NB, "<n>", "runs of unroll_count copies and the loop, once before the first run() (default 0)"},
     {"alignment_offset", OPT_LONG, OFF(alignment_offset), 0, 0, 4095, NULL, NB, "<n>", "code starts at a 64-byte boundary plus n (default 0)"},
     /* aggregation */
     {"avg", OPT_AGG, OFF(agg), 0, AGG_AVG, 0, NULL, NB, NULL, "aggregate: mean of the 20th-80th percentile values (default)"},

@@ -360,6 +360,10 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     out->backend = be->name;
     out->copies[0] = copies[0];
     out->copies[1] = copies[1];
+    /* nanoBench's base run of -basic_mode has neither copies nor the loop, so
+     * the loop's own dec/jnz are part of the result per iteration. */
+    out->loops[0] = o->basic_mode ? 0 : o->loop_count;
+    out->loops[1] = o->loop_count;
     long reps = o->loop_count * o->unroll_count > o->unroll_count ? o->loop_count * o->unroll_count
                                                                   : o->unroll_count;
     out->normalization = o->no_normalization ? 1.0 : (double)reps;
@@ -374,7 +378,8 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         runner_job job = {
             .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
-            .copies = {copies[0], copies[1]},
+            .copies = {copies[0], copies[1]}, .loops = {out->loops[0], out->loops[1]},
+            .fresh = g == 0,
         };
         memcpy(job.frag, frag, sizeof frag);
         runner_output ro;

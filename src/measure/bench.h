@@ -62,6 +62,7 @@ typedef struct bench_result {
     size_t n_ev;
     size_t n_groups;
     long copies[2];                  /* local unroll count of the two runs */
+    long loops[2];                   /* their loop counts (-basic_mode: 0 for the first) */
     double normalization;            /* the divisor (1 with -no_normalization) */
     bench_calibration cal;
 } bench_result;

@@ -341,6 +341,8 @@ static void child_run(double *samples)
     const measure_params *o = &w->p;
     const bench_code *c = &g_job_code;
     char err[512];
+    if (w->fresh)
+        child_reset();
     child_ready(w, g_areas.r14_size);
 
     pmu_group grp;
@@ -378,7 +380,7 @@ static void child_run(double *samples)
     };
     codegen_prog first, second, once = {0};
     int rc;
-    if (c->one_time_init_len) {
+    if (c->one_time_init_len && w->fresh) {
         codegen_params q = p;
         q.code = NULL; q.code_len = 0; q.copies = 0; q.loop_count = 0;
         q.init = c->one_time_init; q.init_len = c->one_time_init_len;
@@ -388,9 +390,11 @@ static void child_run(double *samples)
             child_fail(rc, "%s", err);
     }
     p.copies = (size_t)w->copies[0];
+    p.loop_count = w->loops[0];
     if ((rc = codegen_build(&p, &first, err, sizeof err)))
         child_fail(rc, "%s", err);
     p.copies = (size_t)w->copies[1];
+    p.loop_count = w->loops[1];
     if ((rc = codegen_build(&p, &second, err, sizeof err)))
         child_fail(rc, "%s", err);
 
@@ -406,10 +410,13 @@ static void child_run(double *samples)
         h->imul_latency = g_cal.cp.n > 1 ? g_cal.cp.ch[1].latency : 0;
         h->tsc_ghz = g_cal.tsc_ghz;
     }
-    if (once.base)
+    if (once.base && w->fresh)
         run_prog(&once, PROG_ONE_TIME);
-    for (long i = 0; i < o->initial_warm_up_count; i++)
-        run_prog(&first, PROG_MEASURE);
+    /* nanoBench warms up with unroll_count copies and the loop: the first
+     * program, or -basic_mode's second (its first has no copies). */
+    const codegen_prog *warm = w->copies[0] > 0 || w->copies[1] == 0 ? &first : &second;
+    for (long i = 0; w->fresh && i < o->initial_warm_up_count; i++)
+        run_prog(warm, PROG_MEASURE);
 
     long n = o->n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
@@ -423,8 +430,8 @@ static void child_run(double *samples)
     const cal_progs *cpp = tsc_cal ? &g_cal.cp : NULL;
     /* the executions of the code the two programs differ by: a TSC step's
      * share of the result per run (see INNER_EXEC) */
-    double execs = ((double)second.n_copies - (double)first.n_copies) *
-                   (double)(o->loop_count > 0 ? o->loop_count : 1);
+    double execs = (double)second.n_copies * (double)(w->loops[1] > 0 ? w->loops[1] : 1) -
+                   (double)first.n_copies * (double)(w->loops[0] > 0 ? w->loops[0] : 1);
     double enough = execs >= 1 ? INNER_EXEC / execs : INNER_MAX;
     run_state rs[2] = {
         {.p = &first, .run = run_measured, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
@@ -446,7 +453,6 @@ static void child_run(double *samples)
     codegen_free(&second);
     if (once.base)
         codegen_free(&once);
-    child_reset();
     h->done = 1;
 }
 

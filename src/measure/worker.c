@@ -278,6 +278,9 @@ static void worker_post(const runner_job *job)
     }
     w->copies[0] = job->copies[0];
     w->copies[1] = job->copies[1];
+    w->loops[0] = job->loops[0];
+    w->loops[1] = job->loops[1];
+    w->fresh = job->fresh;
     uint8_t *dst = (uint8_t *)(h + 1);
     for (int i = 0; i < 4; i++) {
         w->len[i] = job->frag[i].bytes ? job->frag[i].len : 0;

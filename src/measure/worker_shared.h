@@ -53,7 +53,8 @@ typedef struct worker_job {
     size_t n_events;
     bool with_clock;
     bool opened;                 /* opened by the parent: counters in ctr[] */
-    long copies[2];
+    long copies[2], loops[2];
+    bool fresh;                  /* see runner_job.fresh */
     size_t len[4];               /* code, init, late_init, one_time_init */
 } worker_job;
 

@@ -171,6 +171,9 @@ static jv *backend_json(const bench_result *r)
     jv *c = jv_set(b, "copies", jv_arr());
     jv_push(c, jv_int(r->copies[0]));
     jv_push(c, jv_int(r->copies[1]));
+    jv *l = jv_set(b, "loops", jv_arr());
+    jv_push(l, jv_int(r->loops[0]));
+    jv_push(l, jv_int(r->loops[1]));
     jv_set(b, "normalization", jv_num(r->normalization));
     /* Resolution of one reading, and of one result (divided by the
      * normalization).  A counter counts single events; the tsc backend
