@@ -3,6 +3,7 @@
  * (NB_REGEN=1 rewrites them), and the real open path with its advice. */
 #include "pmu_fixtures.h"
 
+#include <linux/perf_event.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -307,6 +308,28 @@ static void test_real_open(void **st)
     }
 }
 
+/* After a group's runs the index in the event's mmap page must still be the
+ * one compiled into the code, and the event must have run the whole time:
+ * anything else is a lost counter, never a stale reading. */
+static void test_counter_check(void **st)
+{
+    (void)st;
+    struct perf_event_mmap_page pg;
+    memset(&pg, 0, sizeof pg);
+    pg.lock = 4;
+    pg.index = 3;                 /* rdpmc ecx 2 */
+    pg.cap_user_rdpmc = 1;
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 1000), PMU_KEPT);
+    assert_int_equal(perf_counter_check(&pg, 1, 1000, 1000), PMU_LOST_MOVED);
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 999), PMU_LOST_MULTIPLEXED);
+    pg.index = 0;                 /* not on a counter now */
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 1000), PMU_LOST_MOVED);
+    pg.index = 3;
+    pg.cap_user_rdpmc = 0;        /* rdpmc no longer allowed */
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 1000), PMU_LOST_MOVED);
+    assert_non_null(strstr(pmu_lost_text(PMU_LOST_MULTIPLEXED), "multiplexed"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_offcore_ocr_and_load_latency),
         cmocka_unit_test(test_rdpmc_switch),
         cmocka_unit_test(test_real_open),
+        cmocka_unit_test(test_counter_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

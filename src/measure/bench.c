@@ -11,6 +11,7 @@
 #include "pmu/advice.h"
 #include "pmu/common.h"
 #include "pmu/pmu.h"
+#include "sys/error.h"
 #include "sys/restore.h"
 #include "measure/runner.h"
 #include "measure/stats.h"
@@ -67,6 +68,11 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
         e->unavailable = ro->ctr[k].read == PMU_READ_NONE;
         e->estimated = ro->ctr[k].tsc_cycles;
         e->overflow = ro->overflow[k];
+        e->lost = k < PMU_MAX_GROUP_CTR ? ro->lost[k] : PMU_KEPT;
+        if (e->lost) {
+            e->unavailable = true;
+            nb_warn("%s: not read: %s", e->name, pmu_lost_text((pmu_lost)e->lost));
+        }
         e->group = group;
         e->n_samples = n;
         r->n_ev++;

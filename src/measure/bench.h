@@ -33,6 +33,9 @@ typedef struct bench_event_result {
     bool unavailable;        /* the backend cannot count it: never printed as 0 */
     bool estimated;          /* tsc backend: core cycles from the calibration */
     bool overflow;           /* a reading went backwards (counter wrapped) */
+    unsigned char lost;      /* pmu_lost: the counter moved or was multiplexed
+                                during the runs; its readings are not used
+                                (unavailable is set too) */
     size_t group;            /* which group (benchmark execution) measured it */
     double value;            /* the result, normalized unless -no_normalization */
     double min, max;         /* -range: from the per-run minima and maxima */

@@ -294,7 +294,7 @@ static bool same_group(const struct kept_group *k, const worker_job *w)
            events_equal(k->events, w->events, w->n_events);
 }
 
-static const pmu_group *child_group(const worker_job *w)
+static pmu_group *child_group(const worker_job *w)
 {
     struct kept_group *k = NULL;
     for (size_t i = 0; i < KEPT_GROUPS && !k; i++)
@@ -345,13 +345,14 @@ static void child_run(double *samples)
         child_reset();
     child_ready(w, g_areas.r14_size);
 
-    pmu_group grp;
+    pmu_group grp, *kept = NULL;
     if (w->opened) {
         memset(&grp, 0, sizeof grp);
         grp.ctr = h->ctr;
         grp.n_ctr = h->n_ctr;
     } else {
-        grp = *child_group(w);
+        kept = child_group(w);
+        grp = *kept;
         h->n_ctr = grp.n_ctr;
         memcpy(h->ctr, grp.ctr, grp.n_ctr * sizeof *grp.ctr);
     }
@@ -439,6 +440,8 @@ static void child_run(double *samples)
     };
     size_t n_add;
     size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);
+    if (kept && w->backend->verify)
+        w->backend->verify(kept, h->lost);
     if (tsc_cal) {
         h->n_cal = n_cal;
         h->cal_run[0] = h->cal_run[1] = stats_median(ratio, n_cal);

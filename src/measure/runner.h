@@ -69,6 +69,7 @@ typedef struct runner_output {
     pmu_counter *ctr;            /* as opened */
     double *samples[2];          /* [run][ctr * n_measurements + i] */
     bool *overflow;              /* per counter */
+    unsigned char lost[PMU_MAX_GROUP_CTR];   /* per counter: pmu_lost */
     double cal_run[2];           /* ticks per core cycle used for each run */
     double *cal;                 /* every calibration value */
     size_t n_cal;

@@ -69,6 +69,7 @@ typedef struct shared_hdr {
     size_t n_ctr;
     pmu_counter ctr[CODEGEN_MAX_CTR];
     bool overflow[CODEGEN_MAX_CTR];
+    unsigned char lost[CODEGEN_MAX_CTR];   /* pmu_lost, from backend->verify */
     double cal_run[2];
     size_t n_cal;            /* ratios after the samples in the mapping */
     double alu_slowdown;

@@ -67,6 +67,8 @@ typedef struct perf_slot {
 typedef struct perf_state {
     int fd[PERF_MAX_SLOTS];
     void *page[PERF_MAX_SLOTS];
+    /* time_enabled / time_running at the previous verify (or open) */
+    uint64_t enabled[PERF_MAX_SLOTS], running[PERF_MAX_SLOTS];
     size_t n;
     bool rdpmc_changed;
 } perf_state;
@@ -337,7 +339,7 @@ static void perf_close(pmu_group *g)
 }
 
 /* Read index/cap/width consistently (the page is updated under a seqlock). */
-static void read_page(volatile struct perf_event_mmap_page *pc, uint32_t *index,
+static void read_page(const volatile struct perf_event_mmap_page *pc, uint32_t *index,
                       bool *cap, unsigned *width)
 {
     uint32_t seq;
@@ -349,6 +351,52 @@ static void read_page(volatile struct perf_event_mmap_page *pc, uint32_t *index,
         *width = pc->pmc_width;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     } while (pc->lock != seq);
+}
+
+/* The event's time enabled and running so far (read_format asks for both);
+ * zeros if the read fails. */
+static void perf_times(int fd, uint64_t *enabled, uint64_t *running)
+{
+    uint64_t v[3] = {0, 0, 0};
+    if (read(fd, v, sizeof v) != (ssize_t)sizeof v)
+        v[1] = v[2] = 0;
+    *enabled = v[1];
+    *running = v[2];
+}
+
+pmu_lost perf_counter_check(const struct perf_event_mmap_page *page, uint32_t ecx,
+                            uint64_t d_enabled, uint64_t d_running)
+{
+    uint32_t index;
+    bool cap;
+    unsigned width;
+    read_page(page, &index, &cap, &width);
+    if (index == 0 || index - 1 != ecx || !cap)
+        return PMU_LOST_MOVED;
+    if (d_running < d_enabled)
+        return PMU_LOST_MULTIPLEXED;
+    return PMU_KEPT;
+}
+
+/* The kernel's perf_event_mmap_page protocol: the index the code was
+ * generated with holds only while the event stays on that counter, and a
+ * value read with rdpmc means something only while the event was counting.
+ * So after a group's runs: the index again, under the page's lock, and the
+ * time running against the time enabled since the last look. */
+static void perf_verify(pmu_group *g, unsigned char *lost)
+{
+    perf_state *st = g->priv;
+    for (size_t i = 0; st && i < st->n && i < g->n_ctr; i++) {
+        lost[i] = PMU_KEPT;
+        if (!st->page[i] || g->ctr[i].read != PMU_READ_RDPMC)
+            continue;
+        uint64_t en, run;
+        perf_times(st->fd[i], &en, &run);
+        lost[i] = (unsigned char)perf_counter_check(st->page[i], g->ctr[i].rdpmc_ecx,
+                                                    en - st->enabled[i], run - st->running[i]);
+        st->enabled[i] = en;
+        st->running[i] = run;
+    }
 }
 
 static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *out)
@@ -440,6 +488,7 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
         out->ctr[i].read = PMU_READ_RDPMC;
         out->ctr[i].rdpmc_ecx = index - 1;
         out->ctr[i].width = width ? width : 48;
+        perf_times(st->fd[i], &st->enabled[i], &st->running[i]);
     }
     return 0;
 fail:
@@ -487,4 +536,5 @@ const pmu_backend pmu_perf_backend = {
     .open = perf_open,
     .close = perf_close,
     .dry_run = perf_dry_run,
+    .verify = perf_verify,
 };

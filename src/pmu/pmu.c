@@ -80,3 +80,13 @@ int pmu_plan_push(pmu_plan *p, const nb_event *ev, size_t n)
     p->n_groups++;
     return 0;
 }
+
+const char *pmu_lost_text(pmu_lost why)
+{
+    switch (why) {
+    case PMU_LOST_MOVED: return "the kernel moved it to another counter during the runs";
+    case PMU_LOST_MULTIPLEXED: return "it was scheduled out for part of the runs (multiplexed)";
+    case PMU_KEPT: break;
+    }
+    return "kept";
+}

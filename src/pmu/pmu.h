@@ -88,6 +88,18 @@ enum {
     PMU_BE_OPENS_IN_PARENT = 1u << 2,
 };
 
+/* Why a counter's readings of a group's runs cannot be used
+ * (pmu_backend.verify); PMU_KEPT: they can. */
+typedef enum {
+    PMU_KEPT = 0,
+    PMU_LOST_MOVED,          /* the kernel moved it to another counter (the rdpmc
+                                index compiled into the code went stale) */
+    PMU_LOST_MULTIPLEXED,    /* it did not count the whole time (scheduled out) */
+} pmu_lost;
+
+/* "moved to another counter during the runs", ... for a warning or a record. */
+const char *pmu_lost_text(pmu_lost why);
+
 typedef struct pmu_backend {
     const char *name;        /* "perf_event+rdpmc", "msr+rdpmc", "tsc" */
     unsigned flags;          /* PMU_BE_* */
@@ -97,6 +109,11 @@ typedef struct pmu_backend {
     int (*open)(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out);
     void (*close)(pmu_group *g);
     void (*dry_run)(FILE *f, const pmu_config *cfg, const pmu_plan *plan);
+    /* After a group's runs, in the process that opened it: lost[i] says
+     * whether counter i stayed where the generated code reads it, counting,
+     * the whole time since the previous verify (or open).  NULL where
+     * nothing can move (nb programs the counters itself). */
+    void (*verify)(pmu_group *g, unsigned char *lost);
 } pmu_backend;
 
 extern const pmu_backend pmu_perf_backend;

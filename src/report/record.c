@@ -218,6 +218,8 @@ static jv *events_json(const bench_result *r)
         jv_set(f, "unavailable", jv_bool(e->unavailable));
         jv_set(f, "estimated", jv_bool(e->estimated));
         jv_set(f, "overflow", jv_bool(e->overflow));
+        jv_set(f, "lost", e->lost == PMU_LOST_MOVED ? jv_str("moved")
+                          : e->lost == PMU_LOST_MULTIPLEXED ? jv_str("multiplexed") : jv_null());
         jv_set(f, "multiple_groups", jv_bool(r->n_groups > 1));
     }
     return a;
