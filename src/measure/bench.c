@@ -290,7 +290,7 @@ static int session_plan(bench_session *s, const nb_event *events, size_t n_event
         return 0;
     drop_plan(s);
     const pmu_backend *be = s->be;
-    if (be->plan(&s->cfg, events, n_events, &s->plan)) {
+    if (pmu_plan_make(be, &s->cfg, events, n_events, &s->plan)) {
         snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
         return NB_EUNSUPPORTED;
     }
@@ -438,7 +438,7 @@ int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n
         return NB_EUNSUPPORTED;
     }
     pmu_plan plan;
-    int rc = be->plan(&cfg, events, n_events, &plan);
+    int rc = pmu_plan_make(be, &cfg, events, n_events, &plan);
     if (rc) {
         snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
         return rc;

@@ -65,10 +65,44 @@ void run_prog(const codegen_prog *p, int kind)
     g_cur_kind = PROG_NONE;
 }
 
-/* The tsc method's hook: the same, the kind said for fault reports. */
+/* The counters of the current group read outside the code (MSR events):
+ * the backend, its settings and the open group; g NULL when there are none. */
+static struct {
+    const pmu_backend *be;
+    pmu_config cfg;
+    pmu_group *g;
+} g_outside;
+
+static void read_outside(uint64_t *v)
+{
+    char msg[512];
+    for (size_t k = 0; k < g_outside.g->n_ctr; k++) {
+        if (g_outside.g->ctr[k].read != PMU_READ_OUTSIDE)
+            continue;
+        int rc = g_outside.be->read_outside(&g_outside.cfg, g_outside.g, k, &v[k], msg, sizeof msg);
+        if (rc)
+            child_fail(rc, "%s", msg);
+    }
+}
+
+/* The tsc method's hook: the same, the kind said for fault reports; the
+ * counters the code cannot read are read right before and after it, into
+ * the slots the code leaves alone. */
 static void run_measured(const codegen_prog *p, bool calibration)
 {
-    run_prog(p, calibration ? PROG_CAL : PROG_MEASURE);
+    if (calibration || !g_outside.g) {
+        run_prog(p, calibration ? PROG_CAL : PROG_MEASURE);
+        return;
+    }
+    uint64_t before[CODEGEN_MAX_CTR], after[CODEGEN_MAX_CTR];
+    read_outside(before);
+    run_prog(p, PROG_MEASURE);
+    read_outside(after);
+    for (size_t k = 0; k < g_outside.g->n_ctr; k++)
+        if (g_outside.g->ctr[k].read == PMU_READ_OUTSIDE) {
+            p->data->m1[k] = before[k];
+            p->data->m2[k] = after[k];
+        }
 }
 
 /* An area with GUARD_SIZE of no-access pages on both sides, or NULL. */
@@ -359,8 +393,18 @@ static void child_run(double *samples)
 
     codegen_read reads[CODEGEN_MAX_CTR];
     bool tsc_cal = false;
+    g_outside.g = NULL;
     for (size_t i = 0; i < grp.n_ctr; i++) {
-        reads[i].kind = grp.ctr[i].read;
+        /* the code leaves the slots of counters read outside it alone */
+        if (grp.ctr[i].read == PMU_READ_OUTSIDE && w->backend->read_outside && !g_outside.g) {
+            g_outside.be = w->backend;
+            g_outside.cfg = w->cfg;
+            g_outside.cfg.cpu = &w->cpu;
+            g_outside.cfg.sysfs_root = w->sysfs_root;
+            g_outside.cfg.dev_root = w->dev_root;
+            g_outside.g = &grp;
+        }
+        reads[i].kind = grp.ctr[i].read == PMU_READ_OUTSIDE ? PMU_READ_NONE : grp.ctr[i].read;
         reads[i].ecx = grp.ctr[i].rdpmc_ecx;
         tsc_cal |= grp.ctr[i].tsc_cycles;
     }
@@ -456,6 +500,7 @@ static void child_run(double *samples)
     codegen_free(&second);
     if (once.base)
         codegen_free(&once);
+    g_outside.g = NULL;
     h->done = 1;
 }
 

@@ -33,12 +33,16 @@ typedef enum {
     PMU_READ_RDPMC,   /* mov ecx, rdpmc_ecx; rdpmc */
     PMU_READ_RDTSC,   /* rdtsc */
     PMU_READ_NONE,    /* not countable here: printed as unavailable */
+    PMU_READ_OUTSIDE, /* read by the measuring process right before and after
+                         each run (pmu_backend.read_outside): MSRs the code
+                         cannot RDMSR in user mode, perf's RAPL events */
 } pmu_read_kind;
 
 typedef struct pmu_counter {
     char name[NB_EVENT_NAME_MAX];
     pmu_read_kind read;
     uint32_t rdpmc_ecx;
+    uint32_t msr;          /* PMU_READ_OUTSIDE of an MSR event: its address */
     unsigned width;        /* counter width in bits, for wrap-around */
     double scale;          /* result multiplier (1.0 unless derived) */
     bool tsc_cycles;       /* tsc backend: rdtsc ticks turned into core cycles
@@ -114,6 +118,12 @@ typedef struct pmu_backend {
      * the whole time since the previous verify (or open).  NULL where
      * nothing can move (nb programs the counters itself). */
     void (*verify)(pmu_group *g, unsigned char *lost);
+    /* Read counter k of an open group whose read is PMU_READ_OUTSIDE, in
+     * the measuring process, right before or after a run.  0, or a negative
+     * status with a message in msg.  NULL: the backend reads no MSR events
+     * (they are planned with the others and print unavailable). */
+    int (*read_outside)(const pmu_config *cfg, pmu_group *g, size_t k, uint64_t *value,
+                        char *msg, size_t msglen);
 } pmu_backend;
 
 extern const pmu_backend pmu_perf_backend;
@@ -129,6 +139,12 @@ const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
 int pmu_plan_push(pmu_plan *plan, const nb_event *ev, size_t n);
 
 void pmu_plan_free(pmu_plan *plan);
+
+/* be->plan for ev[0..n), with each MSR event (nb_event_is_msr) in a group
+ * of its own after the others where the backend reads them (read_outside),
+ * as nanoBench measures one msr config line at a time. */
+int pmu_plan_make(const pmu_backend *be, const pmu_config *cfg, const nb_event *ev, size_t n,
+                  pmu_plan *out);
 
 /* Whether two events program the same thing (name, codes, flags and the
  * extra MSR values): the one test of event equality. */
