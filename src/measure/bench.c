@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "measure/bench.h"
+#include "events/evdb.h"
 #include "harness/codegen.h"
 #include "pmu/advice.h"
 #include "pmu/common.h"
@@ -32,6 +33,11 @@ static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_event
     cfg->no_mem = o->no_mem;
     cfg->sysfs_root = "";
     cfg->dev_root = "";
+    cfg->defaults = !o->config && !o->events;
+    const char *uarch = NULL;
+    nb_config_error e;
+    cfg->event_vendor = o->uarch && evdb_select(cpu, o->uarch, &uarch, &e) == 0 && uarch
+                            ? evdb_uarch_vendor(uarch) : cpu->vendor;
 }
 
 /* The copies of the two runs, and a size check with the limit in the message. */
@@ -245,6 +251,7 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
     config_from(o, cpu, n_events, &cfg);
     if (s->have_backend && s->kind == o->backend && s->cpu_index == cfg.cpu_index &&
         s->usr == cfg.count_usr && s->os == cfg.count_os && s->fixed == cfg.fixed_counters &&
+        s->cfg.defaults == cfg.defaults && s->cfg.event_vendor == cfg.event_vendor &&
         s->cpu == cpu)
         return 0;
     if (s->have_backend)
@@ -350,6 +357,28 @@ static void fragments_of(const nb_options *o, const bench_code *c, nb_fragment f
                                              c->one_time_init, c->one_time_init_len};
 }
 
+/* The table's default events this backend cannot count are left out (the
+ * user did not ask for them), said in one note; -config or -events list
+ * every event, unavailable ones included. */
+static void drop_unmeasured(bench_result *r)
+{
+    size_t kept = 0, dropped = 0;
+    for (size_t i = 0; i < r->n_ev; i++) {
+        if (r->ev[i].unavailable && !r->ev[i].lost) {
+            free(r->ev[i].samples[0]);
+            free(r->ev[i].samples[1]);
+            dropped++;
+            continue;
+        }
+        r->ev[kept++] = r->ev[i];
+    }
+    r->n_ev = kept;
+    if (dropped)
+        nb_note("%zu of the event table's default events need a hardware PMU and are not "
+                "shown (nb -cpu_info says why there is none; -config all or -events lists "
+                "them)", dropped);
+}
+
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
                       bench_result *out, char *err, size_t errlen)
@@ -400,6 +429,8 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         }
     }
     free(cal_all);
+    if (rc == 0 && s->cfg.defaults)
+        drop_unmeasured(out);
     if (rc)
         bench_result_free(out);
     return rc;

@@ -58,6 +58,12 @@ typedef struct pmu_config {
     const char *sysfs_root;  /* "" in production; a fake tree in tests */
     const char *dev_root;    /* "" in production ("/dev/cpu/N/msr") */
     bool no_mem;             /* -no_mem: a group holds what fits in R8-R13 */
+    /* The events are the table's default set, not the user's (no -config,
+     * -events): a backend without a PMU leads with what it measures itself. */
+    bool defaults;
+    /* Whose encoding the events use (-uarch's table; CPU_VENDOR_UNKNOWN:
+     * the CPU's own). */
+    cpu_vendor event_vendor;
 } pmu_config;
 
 /* Events split into groups that fit the hardware counters at once. */
