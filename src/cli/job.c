@@ -166,12 +166,12 @@ bench_code job_bench_code(const nb_job *j)
 
 int job_measure(nb_job *j, bench_session *s, const cpu_info *cpu, FILE *diag)
 {
-    char err[1024] = "";
+    nb_error e;
     bench_code bc = job_bench_code(j);
-    int rc = s ? bench_session_run(s, j->o, &bc, j->ev.v, j->ev.n, cpu, &j->res, err, sizeof err)
-               : bench_run(j->o, &bc, j->ev.v, j->ev.n, cpu, &j->res, err, sizeof err);
+    int rc = s ? bench_session_run(s, j->o, &bc, j->ev.v, j->ev.n, cpu, &j->res, &e)
+               : bench_run(j->o, &bc, j->ev.v, j->ev.n, cpu, &j->res, &e);
     if (rc) {
-        fprintf(diag, "nb: %s\n", err);
+        nb_error_print(diag, &e);
         return rc;
     }
     j->measured = true;
