@@ -137,7 +137,7 @@ static inline char *fx_dry_run(const pmu_backend *b, const pmu_config *cfg,
 {
     pmu_plan plan;
     nb_error e;
-    if (b->plan(cfg, ev, n, &plan, &e) != 0)
+    if (pmu_plan_make(b, cfg, ev, n, &plan, &e) != 0)
         fail_msg("plan: %s", e.message);
     char *text = NULL;
     size_t len = 0;

@@ -88,14 +88,9 @@ static int load_code(nb_run *r, const nb_options *o, nb_error *err)
     }
     if (rc)
         return rc;
-    /* Init fragments may be empty; the benchmarked code may not: with no
-     * bytes there is nothing to unroll and every result would be overhead. */
-    if ((o->asm_code || o->code) && r->fr[NB_FRAG_CODE].code.size == 0) {
-        if (o->asm_code)
-            return nb_error_set(err, NB_EUSAGE, "option -asm: no instructions (only blanks, "
-                                "comments or labels)");
-        return nb_error_at(err, NB_EINPUT, "-code", 0, 0, "%s: empty file", o->code);
-    }
+    /* Empty code (-asm "", an empty -code file) is measured, as nanoBench
+     * measures it: the copies are empty and the results are the harness's
+     * own difference, about 0. */
     /* Code that writes the registers the program keeps state in while it
      * runs (harness/check.h): the loop counter, -no_mem's counters. */
     check_rules rules = {.loop = o->loop_count > 0, .no_mem = o->no_mem};
@@ -127,10 +122,17 @@ static int resolve_events(nb_run *r, const cpu_info *cpu, const char *uarch, nb_
             nb_note("%s", note);
     }
     if (rc == 0 && o->msr_config) {
-        if (access(o->msr_config, F_OK) == 0)
+        if (access(o->msr_config, F_OK) == 0 || !evdb_msr_known(o->msr_config))
             rc = msr_config_parse_file(o->msr_config, &r->msr, err);
         else
             rc = evdb_msr_events(o->msr_config, cpu->vendor, &r->msr, err);
+        /* MSR events travel with the others; the backends that read MSRs
+         * measure each in a group of its own, after the counter groups. */
+        for (size_t i = 0; rc == 0 && i < r->msr.n; i++) {
+            nb_event ev;
+            msr_event_to_event(&r->msr.v[i], &ev);
+            rc = event_list_push(&r->ev, &ev);
+        }
     }
     if (rc == NB_ENOMEM && !err->message[0])
         nb_error_set(err, rc, "out of memory");
