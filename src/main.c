@@ -48,8 +48,6 @@ static int pin_cpu(long cpu, int *pinned, nb_error *err)
 static int print_help(void)
 {
     options_print_help(stdout);
-    printf("\n");
-    mess_print_help(stdout);
     printf("\nExit codes:\n");
 #define NB_X(name, code, text) printf("  %d  %s\n", code, text);
     NB_EXIT_LIST(NB_X)
@@ -79,6 +77,21 @@ static int single_run(const nb_options *o, const cpu_info *cpu, const char *uarc
     int rc = run_and_record(&env, o, err);
     out_free(&out);
     return rc;
+}
+
+/* nb -mess [-mess_* options]. */
+static int mess_cmd(int argc, char **argv, nb_error *err)
+{
+    mess_options m;
+    mess_options_defaults(&m);
+    int rc = options_parse_mess(argc, argv, 1, &m, err);
+    if (rc)
+        return rc;
+    if (m.help) {
+        options_print_mess_help(stdout);
+        return NB_OK;
+    }
+    return mess_main(&m, err);
 }
 
 /* Everything after the options: the machine, then the command. */
@@ -122,7 +135,7 @@ static int nb_main(int argc, char **argv, nb_error *err)
     /* -mess is its own command with its own options. */
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-mess") == 0 || strcmp(argv[i], "--mess") == 0)
-            return mess_main(argc, argv, 1, err);
+            return mess_cmd(argc, argv, err);
     nb_options o;
     options_defaults(&o);
     int rc = options_parse(argc, argv, 1, &o, err);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "mess/mess.h"
 #include "pmu/pmu.h"
 #include "sys/error.h"
 
@@ -57,7 +58,13 @@ void options_defaults(nb_options *o);
  * naming the option in *err. */
 int options_parse(int argc, char **argv, int first, nb_options *o, nb_error *err);
 
+/* The same for the -mess command: argv[first..argc) holds -mess (skipped)
+ * and -mess options only; *m starts from mess_options_defaults(). */
+int options_parse_mess(int argc, char **argv, int first, mess_options *m, nb_error *err);
+
+/* -help: every option, the -mess ones included; -mess_help: those alone. */
 void options_print_help(FILE *f);
+void options_print_mess_help(FILE *f);
 
 /* One option's effective value, for records (-output json/csv).  The four
  * aggregate flags (-avg, -median, -min, -max) are one entry, "agg", whose
