@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/batch.h"
+#include "cli/info.h"
 #include "cli/options.h"
 #include "cli/run.h"
 #include "events/evdb.h"
@@ -61,10 +62,10 @@ static int cpu_info_cmd(const nb_options *o, const cpu_info *cpu, const char *ua
     nb_error why;
     nb_error_clear(&why);
     const char *be = bench_backend_name(o, cpu, &why);
-    int rc = evdb_print_cpu_info(stdout, cpu, uarch, be ? be : "none");
+    info_cpu(stdout, cpu, uarch, be ? be : "none");
     if (why.message[0])
         printf("backends refused: %s\n", why.message);
-    return rc < 0 ? rc : 0;
+    return NB_OK;
 }
 
 /* One benchmark: a run-and-record step with a session of its own. */
@@ -97,8 +98,10 @@ static int mess_cmd(int argc, char **argv, nb_error *err)
 /* Everything after the options: the machine, then the command. */
 static int command(const nb_options *o, nb_error *err)
 {
-    if (o->list_uarchs)
-        return evdb_list_uarchs(stdout) < 0 ? NB_ESYSTEM : NB_OK;
+    if (o->list_uarchs) {
+        info_list_uarchs(stdout);
+        return NB_OK;
+    }
     int rc, pinned = -1;
     if ((rc = pin_cpu(o->cpu, &pinned, err)) != 0)
         return rc;
@@ -113,8 +116,8 @@ static int command(const nb_options *o, nb_error *err)
         if (!uarch)
             return nb_error_set(err, NB_EUSAGE, "-list_events: no event table covers this CPU "
                                 "(name one with -uarch; see -list_uarchs)");
-        int n = evdb_list_events(stdout, uarch, o->list_events_filter);
-        return n < 0 ? n : NB_OK;
+        info_list_events(stdout, uarch, o->list_events_filter);
+        return NB_OK;
     }
     nb_fingerprint fp;
     fingerprint_read(&fp, &cpu, uarch, pinned, "");

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "sys/cpu.h"
+#include "cli/info.h"
 #include "events/evdb.h"
 #include "events/evdb_tables.h"
 #include "sys/status.h"
@@ -435,21 +436,23 @@ static char *capture(int (*fn)(FILE *, void *), void *arg)
 static int list_uops(FILE *f, void *arg)
 {
     (void)arg;
-    return evdb_list_events(f, "Skylake", "uops_issued");
+    return info_list_events(f, "Skylake", "uops_issued");
 }
 static int list_zen5(FILE *f, void *arg)
 {
     (void)arg;
-    return evdb_list_events(f, "Zen5", "EX_RET_INSTR");
+    return info_list_events(f, "Zen5", "EX_RET_INSTR");
 }
 static int list_uarchs(FILE *f, void *arg)
 {
     (void)arg;
-    return evdb_list_uarchs(f);
+    info_list_uarchs(f);
+    return 0;
 }
 static int info_zen5(FILE *f, void *arg)
 {
-    return evdb_print_cpu_info(f, arg, evdb_uarch_for_cpu(arg), "tsc");
+    info_cpu(f, arg, evdb_uarch_for_cpu(arg), "tsc");
+    return 0;
 }
 
 static void test_listings(void **state)

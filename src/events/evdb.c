@@ -691,103 +691,47 @@ void evdb_format_event(const nb_event *ev, cpu_vendor vendor, char *buf, size_t 
     }
 }
 
-static bool contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
-            return true;
-    return n == 0;
-}
+/* ---- walking the tables (the listings of cli/info.c) ---- */
 
-int evdb_list_events(FILE *out, const char *uarch, const char *substr)
+void evdb_each_event(const char *uarch, evdb_set set, evdb_event_fn fn, void *ctx)
 {
-    int printed = 0;
-    cpu_vendor v = evdb_uarch_vendor(uarch);
     for (size_t i = 0; uarch && i < evdb_n_tables; i++) {
         const evdb_table_def *t = &evdb_tables[i];
-        if (strcmp(t->uarch, uarch) != 0 || !set_matches(t, EVDB_SET_ALL))
+        if (strcmp(t->uarch, uarch) != 0 || !set_matches(t, set))
             continue;
         for (uint32_t k = 0; k < t->count; k++) {
             const evdb_ev *e = &evdb_tab_events[t->first + k];
-            if (substr && !contains_ci(evdb_strings + e->name, substr))
-                continue;
             nb_event ev;
-            char spec[256];
             ev_from_table(e, &ev);
-            evdb_format_event(&ev, v, spec, sizeof spec);
-            const char *d = evdb_strings + e->desc;
-            fprintf(out, "%s %s%s%s\n", spec, ev.name, *d ? "  # " : "", d);
-            printed++;
+            fn(ctx, &ev, evdb_strings + e->desc);
         }
     }
-    return printed;
 }
 
-int evdb_list_uarchs(FILE *out)
+const char *evdb_uarch_at(size_t i)
 {
-    for (size_t i = 0; i < evdb_n_tables; i++) {
-        const char *u = evdb_tables[i].uarch;
+    for (size_t t = 0; t < evdb_n_tables; t++) {
+        const char *u = evdb_tables[t].uarch;
         bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
+        for (size_t j = 0; j < t && !seen; j++)
             seen = strcmp(evdb_tables[j].uarch, u) == 0;
-        if (seen)
-            continue;
-        cpu_vendor v = evdb_uarch_vendor(u);
-        fprintf(out, "%-16s %-5s %5zu events (%zu common):", u, cpu_vendor_name(v),
-                evdb_count(u, EVDB_SET_ALL), evdb_count(u, EVDB_SET_COMMON));
-        bool any = false;
-        int fam = -1;
-        for (size_t m = 0; m < evdb_n_cpumap; m++) {
-            const evdb_cpumap_def *c = &evdb_cpumap[m];
-            if (strcmp(c->uarch, u) != 0)
-                continue;
-            if (c->family != fam)
-                fprintf(out, "%s family 0x%02X model", any ? ";" : "", c->family);
-            fprintf(out, "%s 0x%02X", c->family == fam ? "," : "", c->model_lo);
-            fam = c->family;
-            if (c->model_hi != c->model_lo)
-                fprintf(out, "-0x%02X", c->model_hi);
-            if (c->step_lo != 0 || c->step_hi != 15)
-                fprintf(out, " stepping %u-%u", c->step_lo, c->step_hi);
-            if (c->core_type)
-                fprintf(out, " %s", c->core_type == CPU_CORE_CORE   ? "P-cores"
-                                    : c->core_type == CPU_CORE_ATOM ? "E-cores"
-                                                                    : "LP-E-cores");
-            any = true;
-        }
-        fprintf(out, "%s\n", any ? "" : " (no CPU maps to it; use -uarch)");
+        if (!seen && i-- == 0)
+            return u;
     }
-    return 0;
+    return NULL;
 }
 
-int evdb_print_cpu_info(FILE *out, const cpu_info *cpu, const char *uarch, const char *backend)
+bool evdb_cpus_at(const char *uarch, size_t i, evdb_cpus *out)
 {
-    fprintf(out, "vendor: %s (%s)\n", cpu_vendor_name(cpu->vendor), cpu->vendor_string);
-    if (cpu->brand[0])
-        fprintf(out, "brand: %s\n", cpu->brand);
-    fprintf(out, "family: 0x%X, model: 0x%X, stepping: 0x%X\n", cpu->family, cpu->model,
-            cpu->stepping);
-    fprintf(out, "core type: %s\n", !cpu->hybrid                       ? "not hybrid"
-                                    : cpu->core_type == CPU_CORE_CORE ? "Core (P)"
-                                    : cpu->core_type == CPU_CORE_ATOM ? "Atom (E)"
-                                                                      : "hybrid, unknown");
-    const char *detected = evdb_uarch_for_cpu(cpu);
-    if (uarch && detected && strcmp(uarch, detected) != 0)
-        fprintf(out, "event table: %s (-uarch; detected: %s)\n", uarch, detected);
-    else if (uarch)
-        fprintf(out, "event table: %s%s\n", uarch, detected ? "" : " (-uarch)");
-    else
-        fprintf(out, "event table: none (unknown CPU: architectural events only)\n");
-    fprintf(out, "PMU version: %u\n", cpu->pmu_version);
-    fprintf(out, "programmable counters: %u x %u bits\n", cpu->n_gp_counters,
-            cpu->gp_counter_width);
-    fprintf(out, "fixed counters: %u x %u bits\n", cpu->n_fixed_counters,
-            cpu->fixed_counter_width);
-    if (cpu->hypervisor)
-        fprintf(out, "hypervisor: yes\n");
-    fprintf(out, "backend: %s\n", backend ? backend : "unknown");
-    return 0;
+    for (size_t m = 0; m < evdb_n_cpumap; m++) {
+        const evdb_cpumap_def *c = &evdb_cpumap[m];
+        if (strcmp(c->uarch, uarch) != 0 || i-- != 0)
+            continue;
+        *out = (evdb_cpus){c->family, c->model_lo, c->model_hi, c->step_lo, c->step_hi,
+                           c->core_type};
+        return true;
+    }
+    return false;
 }
 
 /* ---- the CPU a table describes ---- */

@@ -4,7 +4,7 @@
  * hybrid core type), the default (common) and full sets of a table, event
  * lookup by name with nanoBench modifiers and '+' umask combination, the
  * architectural fallback for unknown CPUs, the embedded msr configs (RAPL),
- * and the listings behind -list_events, -list_uarchs and -cpu_info.
+ * and walks over the tables for the listings (cli/info.c prints them).
  *
  * A "uarch" is a table name such as "Skylake", "AlderLakeE" or "Zen5"; the
  * strings evdb returns point into the static tables (never freed).  Lists
@@ -79,17 +79,21 @@ bool evdb_msr_known(const char *name);
  * digits, nanoBench's style for Zen tables). */
 void evdb_format_event(const nb_event *ev, cpu_vendor vendor, char *buf, size_t buflen);
 
-/* -list_events [SUBSTR]: matching events (name, any case) of the full set,
- * one per line in config syntax with "  # description".  Returns the number
- * printed (>= 0) or a negative status. */
-int evdb_list_events(FILE *out, const char *uarch, const char *substr);
+/* Every event of a table's set, in table order, with its description
+ * ("" if none): the listings of cli/info.c. */
+typedef void (*evdb_event_fn)(void *ctx, const nb_event *ev, const char *desc);
+void evdb_each_event(const char *uarch, evdb_set set, evdb_event_fn fn, void *ctx);
 
-/* -list_uarchs: every table, its event counts and the CPUs it covers. */
-int evdb_list_uarchs(FILE *out);
+/* The i-th table name (each once, in table order), NULL past the last. */
+const char *evdb_uarch_at(size_t i);
 
-/* -cpu_info: what CPUID said, the table chosen and the backend nb would use
- * (backend is a name from the pmu layer, e.g. "perf", "msr", "tsc"). */
-int evdb_print_cpu_info(FILE *out, const cpu_info *cpu, const char *uarch, const char *backend);
+/* The CPUs a table covers: the i-th range of CPUID family/model/stepping
+ * (and hybrid core type: 0 any, 0x20 Atom, 0x21 low-power Atom, 0x40 Core)
+ * mapped to `uarch`; false past the last. */
+typedef struct evdb_cpus {
+    unsigned family, model_lo, model_hi, step_lo, step_hi, core_type;
+} evdb_cpus;
+bool evdb_cpus_at(const char *uarch, size_t i, evdb_cpus *out);
 
 /* The CPU a table describes, for dry runs under -uarch: `host` with the
  * table's vendor, a family/model it covers, and that microarchitecture's
