@@ -8,6 +8,7 @@
 
 #include "events/evdb.h"
 #include "harness/check.h"
+#include "sys/error.h"
 #include "sys/fileio.h"
 #include "sys/status.h"
 
@@ -116,7 +117,15 @@ int job_resolve_events(nb_job *j, const cpu_info *cpu, const char *uarch, FILE *
         }
         rc = evdb_events(uarch, EVDB_SET_ALL, &j->ev);
     } else if (o->config) {
-        rc = config_parse_file(o->config, &j->ev, &e);
+        const char *table = NULL;
+        /* nanoBench's command lines name its configs/cfg_<uarch>_<set>.txt:
+         * without that file here, the embedded table of that name is it. */
+        if (access(o->config, F_OK) != 0 && evdb_config_path_events(o->config, &j->ev, &table) == 0)
+            nb_note("-config %s: no such file here; using nb's embedded %s table of that "
+                    "name (built from the vendor's event data, so its events can differ from "
+                    "nanoBench's file)", o->config, table);
+        else
+            rc = config_parse_file(o->config, &j->ev, &e);
     } else if (o->events) {
         rc = evdb_parse_events(uarch, o->events, &j->ev, &e);
     } else {
