@@ -33,7 +33,7 @@ static void test_defaults(void **state)
     assert_int_equal(o.os, 0);
     assert_int_equal(o.cpu, -1);
     assert_int_equal(o.agg, AGG_AVG);
-    assert_int_equal(o.r14_size, 1 << 20);
+    assert_int_equal(o.r14_size, 0);   /* nanoBench's 1 MB, R14 in the middle */
 }
 
 static void test_prefix_prefers_nanobench_options(void **state)

@@ -103,7 +103,7 @@ static const opt_def opts[] = {
     {"usr", OPT_LONG, OFF(usr), 0, 0, 1, NULL, NB, "<0|1>", "count in user mode (default 1)"},
     {"os", OPT_LONG, OFF(os), 0, 0, 1, NULL, NB, "<0|1>", "count in kernel mode (default 0)"},
     {"debug", OPT_FLAG, OFF(debug), 0, 0, 0, NULL, NB, NULL, "stop before the second counter read and show the registers"},
-    {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "size of R14's memory area, K/M/G suffixes (default 1M)"},
+    {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "R14's memory area, K/M/G suffixes: R14 at its start (default: 1M, R14 in its middle)"},
     {"timeout", OPT_DOUBLE, OFF(timeout), 0, 0, 86400, NULL, EXT, "<sec>", "stop a benchmark that runs longer (default 60)"},
     {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc"},
     /* nb's actions */
@@ -148,7 +148,7 @@ void options_defaults(nb_options *o)
     o->cpu = -1;
     o->usr = 1;
     o->os = 0;
-    o->r14_size = 1L << 20;
+    o->r14_size = 0;   /* nanoBench's default: 1 MB with R14 in its middle */
     o->timeout = 60;
     o->backend = PMU_BACKEND_AUTO;
 }
@@ -459,9 +459,10 @@ void options_print_help(FILE *f)
     fprintf(f, "usage: nb [options]          e.g. nb -asm \"ADD RAX, RBX; ADD RBX, RAX\"\n"
                "Options may be abbreviated to any unique prefix (-l is -loop_count).\n\n");
     print_group(f, OPT_NANOBENCH, OPT_NB, 30);
-    fprintf(f, "\nMemory: R14 points to the start of its area ([R14+addr], addr below\n"
-               "-r14_size, default 1 MB); RDI, RSI, RBP and RSP to the middle of their own\n"
-               "(1 MB each); every area has no-access guard pages on both sides.  The other\n"
+    fprintf(f, "\nMemory: R14, RDI, RSI, RBP and RSP point to the middle of their own 1 MB\n"
+               "areas, as in nanoBench; with -r14_size, R14 points to the start of an area of\n"
+               "that size ([R14+addr], addr below the size), as in kernel nanoBench.  Every\n"
+               "area has no-access guard pages on both sides.  The other\n"
                "registers start at 0, vector and mask registers at 0, MXCSR and x87 at their\n"
                "defaults.\n"
                "With -loop_count > 0 the code must not modify R15 (the loop counter).\n");

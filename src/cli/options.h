@@ -41,7 +41,7 @@ typedef struct nb_options {
     /* execution */
     long cpu;              /* -1: the CPU nb starts on */
     long usr, os;          /* 0 or 1 */
-    long r14_size;         /* bytes */
+    long r14_size;         /* bytes; 0: 1 MB with R14 in its middle (nanoBench's) */
     double timeout;        /* seconds, 0 = none */
     pmu_backend_kind backend;
     /* nb's actions */

@@ -112,7 +112,15 @@ static int resolve_events(nb_run *r, const cpu_info *cpu, const char *uarch, nb_
                                 "(try -uarch, see -list_uarchs)");
         rc = evdb_events(uarch, EVDB_SET_ALL, &r->ev);
     } else if (o->config) {
-        rc = config_parse_file(o->config, &r->ev, err);
+        const char *table = NULL;
+        /* nanoBench's command lines name its configs/cfg_<uarch>_<set>.txt:
+         * without that file here, the embedded table of that name is it. */
+        if (access(o->config, F_OK) != 0 && evdb_config_path_events(o->config, &r->ev, &table) == 0)
+            nb_note("-config %s: no such file here; using nb's embedded %s table of that "
+                    "name (built from the vendor's event data, so its events can differ from "
+                    "nanoBench's file)", o->config, table);
+        else
+            rc = config_parse_file(o->config, &r->ev, err);
     } else if (o->events) {
         rc = evdb_parse_events(uarch, o->events, &r->ev, err);
     } else {

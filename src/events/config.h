@@ -43,6 +43,9 @@ typedef struct nb_event {
     uint8_t n_msr_writes;
     uint32_t msr_write[NB_MSR_WRITES_MAX];
     uint64_t msr_value[NB_MSR_WRITES_MAX];
+    /* The vendor (sys/cpu.h's cpu_vendor) whose encoding the event uses when
+     * it came from an embedded table; 0 (unknown) from a config file. */
+    uint8_t table_vendor;
 } nb_event;
 
 static inline bool nb_event_is_msr(const nb_event *e) { return e->read_msr != 0; }

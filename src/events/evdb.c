@@ -134,9 +134,10 @@ int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
     return 0;
 }
 
-static void ev_from_table(const evdb_ev *e, nb_event *ev)
+static void ev_from_table(const evdb_ev *e, cpu_vendor vendor, nb_event *ev)
 {
     memset(ev, 0, sizeof *ev);
+    ev->table_vendor = (uint8_t)vendor;
     snprintf(ev->name, sizeof ev->name, "%s", evdb_strings + e->name);
     ev->evtsel = e->evtsel;
     ev->umask = e->umask;
@@ -165,6 +166,46 @@ static void ev_from_table(const evdb_ev *e, nb_event *ev)
     }
 }
 
+int evdb_config_path_events(const char *path, nb_event_list *out, const char **table)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (strncmp(base, "cfg_", 4) != 0 || len < 9 || strcmp(base + len - 4, ".txt") != 0)
+        return NB_EINPUT;
+    /* cfg_<NAME>_<SET>.txt: NAME may hold '_' (ArrowLakeE_Skymont), SET
+     * too (all_core): try every split, longest NAME first. */
+    char name[128];
+    for (size_t cut = len - 4; cut-- > 5;) {
+        if (base[cut] != '_' || cut - 4 >= sizeof name)
+            continue;
+        memcpy(name, base + 4, cut - 4);
+        name[cut - 4] = '\0';
+        const char *set = base + cut + 1;
+        size_t set_len = len - 4 - cut - 1;
+        const char *u = uarch_find_table(name);
+        for (size_t a = 0; !u && a < sizeof uarch_aliases / sizeof *uarch_aliases; a++)
+            if (strcasecmp(uarch_aliases[a].alias, name) == 0)
+                u = uarch_aliases[a].uarch;
+        for (size_t i = 0; u && i < evdb_n_tables; i++) {
+            const evdb_table_def *t = &evdb_tables[i];
+            if (strcmp(t->uarch, u) != 0 || strlen(t->set) != set_len ||
+                strncmp(t->set, set, set_len) != 0)
+                continue;
+            for (uint32_t k = 0; k < t->count; k++) {
+                nb_event ev;
+                ev_from_table(&evdb_tab_events[t->first + k], evdb_uarch_vendor(t->uarch), &ev);
+                int rc = event_list_push(out, &ev);
+                if (rc)
+                    return rc;
+            }
+            *table = t->uarch;
+            return 0;
+        }
+    }
+    return NB_EINPUT;
+}
+
 int evdb_events(const char *uarch, evdb_set set, nb_event_list *out)
 {
     for (size_t i = 0; uarch && i < evdb_n_tables; i++) {
@@ -173,7 +214,7 @@ int evdb_events(const char *uarch, evdb_set set, nb_event_list *out)
             continue;
         for (uint32_t k = 0; k < t->count; k++) {
             nb_event ev;
-            ev_from_table(&evdb_tab_events[t->first + k], &ev);
+            ev_from_table(&evdb_tab_events[t->first + k], evdb_uarch_vendor(t->uarch), &ev);
             int rc = event_list_push(out, &ev);
             if (rc)
                 return rc;
@@ -475,7 +516,7 @@ static int lookup_part(const char *uarch, const char *part, nb_event *ev, nb_err
     size_t cut;
     const evdb_ev *e = find_prefix(uarch, part, &cut);
     if (e) {
-        ev_from_table(e, ev);
+        ev_from_table(e, evdb_uarch_vendor(uarch), ev);
         if (part[cut] == '\0')
             return 0;
         nb_error merr;
@@ -702,7 +743,7 @@ void evdb_each_event(const char *uarch, evdb_set set, evdb_event_fn fn, void *ct
         for (uint32_t k = 0; k < t->count; k++) {
             const evdb_ev *e = &evdb_tab_events[t->first + k];
             nb_event ev;
-            ev_from_table(e, &ev);
+            ev_from_table(e, evdb_uarch_vendor(uarch), &ev);
             fn(ctx, &ev, evdb_strings + e->desc);
         }
     }

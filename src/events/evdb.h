@@ -43,6 +43,12 @@ cpu_vendor evdb_uarch_vendor(const char *uarch);
 
 /* Append the events of a table's set. */
 int evdb_events(const char *uarch, evdb_set set, nb_event_list *out);
+
+/* nanoBench's config path (configs/cfg_Skylake_common.txt,
+ * cfg_ArrowLakeE_Skymont_all_core.txt, ...) when no such file exists: the
+ * embedded table of that name and set, its uarch in *table.  NB_EINPUT if
+ * the name is no such table. */
+int evdb_config_path_events(const char *path, nb_event_list *out, const char **table);
 size_t evdb_count(const char *uarch, evdb_set set);
 
 /* Architectural events for a CPU no table covers: Intel's CPUID leaf 0xA

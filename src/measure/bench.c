@@ -333,7 +333,8 @@ static measure_params measure_params_of(const nb_options *o)
         .n_measurements = o->n_measurements, .warm_up_count = o->warm_up_count,
         .initial_warm_up_count = o->initial_warm_up_count, .loop_count = o->loop_count,
         .alignment_offset = o->alignment_offset, .no_mem = o->no_mem, .df = o->df,
-        .debug = o->debug, .r14_size = (size_t)o->r14_size, .timeout = o->timeout,
+        .debug = o->debug, .r14_size = o->r14_size > 0 ? (size_t)o->r14_size : (size_t)1 << 20,
+        .r14_mid = o->r14_size <= 0, .timeout = o->timeout,
     };
 }
 
