@@ -1,11 +1,20 @@
-/* nb assembler internals: the hand-offs between the stages of src/asm/.
+/* nb assembler internals: the hand-offs between the stages of src/asm/, in
+ * the order the text goes through them.  A file calls only files listed
+ * above it, so the dependencies run one way:
  *
- *   lexer.c   text -> asm_tok array (numbers already evaluated)
- *   parser.c  tokens -> asm_item list (instructions, labels, data, NOPs,
- *             alignment; `n*|x|` expanded), each instruction encoded once
- *   encoder.c asm_insn -> Zydis request -> bytes (the only Zydis-encoder user)
- *   layout.c  offsets, branch relaxation, alignment, the final asm_code
+ *   diag.c     asm_error: filled where a stage finds a problem (asm_fail)
+ *   lexer.c    text -> asm_tok, one statement at a time (numbers evaluated)
+ *   nops.c     the n-byte NOPs of `|n` and of alignment padding
+ *   encoder.c  asm_insn -> Zydis request -> bytes (the only Zydis-encoder
+ *              user); also the mnemonic and register name tables
+ *   parser.c   tokens -> asm_prog: items (each instruction encoded once),
+ *              labels, source statements; `n*|x|` expanded
+ *   layout.c   asm_prog -> asm_code: offsets, branch relaxation, alignment
+ *   driver.c   asm_assemble(): parse, then lay out
+ *   disasm.c   bytes -> text and facts, for listings and fault reports
  *
+ * Ownership: the parser allocates asm_prog's arrays and asm_prog_free()
+ * frees them; layout allocates the asm_code and asm_code_free() frees it.
  * Nothing here is visible outside src/asm/. */
 #ifndef NB_ASM_INTERNAL_H
 #define NB_ASM_INTERNAL_H
@@ -17,7 +26,20 @@
 #include "asm/asm.h"
 #include "sys/status.h"
 
-/* ---- lexer ------------------------------------------------------------ */
+/* ---- diag.c ----------------------------------------------------------- */
+
+/* Fill *err (when not NULL) for `line`/`col` of `text`, printf-style message. */
+void asm_error_set(asm_error *err, const char *text, int line, int col,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* asm_error_set, then NB_EINPUT: `return asm_fail(err, ...)`.  A macro so that
+ * the status is visible at every call: clang's static analyzer does not step
+ * into variadic functions, so it took their result for a possible 0 and
+ * followed error returns as successes (garbage-value reports in the parser). */
+#define asm_fail(err, text, line, col, ...)                                    \
+    (asm_error_set((err), (text), (line), (col), __VA_ARGS__), NB_EINPUT)
+
+/* ---- lexer.c ---------------------------------------------------------- */
 
 enum asm_tok_kind {
     TK_END,     /* end of input */
@@ -59,16 +81,11 @@ void asm_lexer_seek(asm_lexer *lx, uint32_t pos, int line, int col);
  * character; *err filled). */
 int asm_lex_stmt(asm_lexer *lx, asm_error *err);
 
-/* Fill *err (when not NULL) for `line`/`col` of `text`, printf-style message. */
-void asm_error_set(asm_error *err, const char *text, int line, int col,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* ---- nops.c ----------------------------------------------------------- */
 
-/* asm_error_set, then NB_EINPUT: `return asm_fail(err, ...)`.  A macro so that
- * the status is visible at every call: clang's static analyzer does not step
- * into variadic functions, so it took their result for a possible 0 and
- * followed error returns as successes (garbage-value reports in the parser). */
-#define asm_fail(err, text, line, col, ...)                                    \
-    (asm_error_set((err), (text), (line), (col), __VA_ARGS__), NB_EINPUT)
+/* asm_nop_bytes() (asm.h) gives one NOP.  asm_nop_fill() pads n bytes at p
+ * the way as pads an alignment gap. */
+void asm_nop_fill(uint8_t *p, size_t n);
 
 /* ---- parsed statements ------------------------------------------------- */
 
@@ -196,8 +213,14 @@ typedef struct asm_prog {
     int *lhash; size_t lhash_cap;   /* label name -> index + 1, open addressing */
 } asm_prog;
 
+/* parser.c: fill *prog from `text` (which must outlive it).  Returns 0,
+ * NB_EINPUT (*err filled) or NB_ENOMEM; *prog is freed by asm_prog_free()
+ * either way. */
 int asm_parse(const char *text, asm_prog *prog, asm_error *err);
-int asm_layout(asm_prog *prog, asm_code *out, asm_error *err);
 void asm_prog_free(asm_prog *prog);
+
+/* layout.c: place the items and fill *out (asm_code_free() frees it).
+ * Returns 0, NB_EINPUT (undefined label, branch out of range) or NB_ENOMEM. */
+int asm_layout(asm_prog *prog, asm_code *out, asm_error *err);
 
 #endif

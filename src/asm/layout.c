@@ -4,65 +4,12 @@
  * rel32 when the target is out of reach; widening only grows code, so the
  * loop ends (this is what as's relaxation does, and it gives the same
  * sizes).  `.p2align` padding is recomputed on every pass from the current
- * offsets.  asm_assemble() also lives here: it runs lex -> parse -> layout. */
+ * offsets.  The asm_code it fills is freed by asm_code_free(), also here. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "asm/asm_internal.h"
 #include "sys/status.h"
-
-size_t asm_nop_bytes(int n, uint8_t out[15])
-{
-    static const uint8_t nop8[8] = {0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00};
-    static const uint8_t small[8][8] = {
-        {0}, {0x90}, {0x66, 0x90}, {0x0f, 0x1f, 0x00}, {0x0f, 0x1f, 0x40, 0x00},
-        {0x0f, 0x1f, 0x44, 0x00, 0x00}, {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},
-        {0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00},
-    };
-    if (n < 1 || n > 15)
-        return 0;
-    if (n <= 7) {
-        memcpy(out, small[n], (size_t)n);
-        return (size_t)n;
-    }
-    size_t k = 0;
-    if (n == 9)
-        out[k++] = 0x66;
-    if (n >= 10) {
-        for (int i = 0; i < n - 9; i++)
-            out[k++] = 0x66;
-        out[k++] = 0x2e;
-    }
-    memcpy(out + k, nop8, 8);
-    return k + 8;
-}
-
-/* as pads alignment gaps with 11-byte NOPs and one shorter NOP at the end;
- * its NOPs of 1 to 11 bytes are exactly nanoBench's |1 to |11.  A gap of
- * 88 bytes or more starts with a jump over the rest (rel8 while it
- * reaches, else rel32), as as 2.40 does. */
-static void fill_nops(uint8_t *p, size_t n)
-{
-    if (n >= 88) {
-        size_t rest = n - 2;
-        if (rest <= 127) {
-            *p++ = 0xeb;
-            *p++ = (uint8_t)rest;
-        } else {
-            rest = n - 5;
-            *p++ = 0xe9;
-            for (int k = 0; k < 4; k++)
-                *p++ = (uint8_t)(rest >> (8 * k));
-        }
-        n = rest;
-    }
-    while (n > 11) {
-        p += asm_nop_bytes(11, p);
-        n -= 11;
-    }
-    if (n)
-        asm_nop_bytes((int)n, p);
-}
 
 static size_t align_pad(const asm_item *it, size_t off)
 {
@@ -205,7 +152,7 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
             if (it->fill >= 0 && it->fill != 0x90) /* as pads with NOPs for 0x90 too */
                 memset(dst, it->fill, sz);
             else
-                fill_nops(dst, sz);
+                asm_nop_fill(dst, sz);
             break;
         default:
             break;
@@ -232,34 +179,6 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
     return 0;
 }
 
-void asm_prog_free(asm_prog *g)
-{
-    free(g->items);
-    free(g->labels);
-    free(g->stmts);
-    free(g->data);
-    free(g->lhash);
-    memset(g, 0, sizeof *g);
-}
-
-int asm_assemble(const char *text, asm_code *out, asm_error *err)
-{
-    asm_prog prog = {0};
-    asm_error dummy;
-    if (!err)
-        err = &dummy;
-    memset(err, 0, sizeof *err);
-    memset(out, 0, sizeof *out);
-    int rc = asm_parse(text, &prog, err);
-    if (!rc)
-        rc = asm_layout(&prog, out, err);
-    if (rc == NB_ENOMEM) {
-        snprintf(err->message, sizeof err->message, "out of memory");
-    }
-    asm_prog_free(&prog);
-    return rc ? (rc == NB_ENOMEM ? NB_ENOMEM : NB_EINPUT) : 0;
-}
-
 /* All statement texts live in one block that starts at stmts[0].text. */
 void asm_code_free(asm_code *code)
 {
@@ -270,18 +189,4 @@ void asm_code_free(asm_code *code)
     free(code->stmts);
     free(code->bytes);
     memset(code, 0, sizeof *code);
-}
-
-void asm_error_print(FILE *f, const char *origin, const asm_error *err)
-{
-    if (err->line > 0)
-        fprintf(f, "nb: %s:%d:%d: %s\n", origin, err->line, err->col, err->message);
-    else
-        fprintf(f, "nb: %s: %s\n", origin, err->message);
-    if (err->source[0]) {
-        fprintf(f, "    %s\n    ", err->source);
-        for (int i = 1; i < err->col; i++)
-            fputc(' ', f);
-        fputs("^\n", f);
-    }
 }

@@ -5,41 +5,11 @@
  * (with \n \t \\ \' \0 escapes) is a number too.  `#` starts a comment to the
  * end of the line, as in as.  ';' and newline both end a statement. */
 #include <ctype.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "asm/asm_internal.h"
 #include "sys/status.h"
-
-void asm_error_set(asm_error *err, const char *text, int line, int col, const char *fmt, ...)
-{
-    if (!err)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    err->line = line;
-    err->col = col;
-    err->source[0] = 0;
-    if (text && line > 0) {
-        const char *p = text;
-        for (int l = 1; l < line && *p; p++)
-            if (*p == '\n')
-                l++;
-        size_t n = strcspn(p, "\n");
-        if (n >= sizeof err->source)
-            n = sizeof err->source - 1;
-        memcpy(err->source, p, n);
-        err->source[n] = 0;
-        /* tabs would misplace the caret; show them as spaces */
-        for (size_t i = 0; i < n; i++)
-            if (err->source[i] == '\t' || err->source[i] == '\r')
-                err->source[i] = ' ';
-    }
-}
 
 static bool is_ident_start(int c)
 {

@@ -1267,6 +1267,16 @@ static int parse_stmt(parser *p)
     return 0;
 }
 
+void asm_prog_free(asm_prog *g)
+{
+    free(g->items);
+    free(g->labels);
+    free(g->stmts);
+    free(g->data);
+    free(g->lhash);
+    memset(g, 0, sizeof *g);
+}
+
 int asm_parse(const char *text, asm_prog *prog, asm_error *err)
 {
     parser p = {.text = text, .prog = prog, .err = err};
