@@ -5,8 +5,9 @@
  *   diag.c     asm_error: filled where a stage finds a problem (asm_fail)
  *   lexer.c    text -> asm_tok, one statement at a time (numbers evaluated)
  *   nops.c     the n-byte NOPs of `|n` and of alignment padding
+ *   names.c    mnemonic and register names -> Zydis's enums (as's aliases)
  *   encoder.c  asm_insn -> Zydis request -> bytes (the only Zydis-encoder
- *              user); also the mnemonic and register name tables
+ *              user)
  *   parser.c   tokens -> asm_prog: items (each instruction encoded once),
  *              labels, source statements; `n*|x|` expanded
  *   layout.c   asm_prog -> asm_code: offsets, branch relaxation, alignment
@@ -87,7 +88,7 @@ int asm_lex_stmt(asm_lexer *lx, asm_error *err);
  * the way as pads an alignment gap. */
 void asm_nop_fill(uint8_t *p, size_t n);
 
-/* ---- parsed statements ------------------------------------------------- */
+/* ---- instructions: what the parser hands the encoder ------------------ */
 
 enum asm_opk { OPK_NONE, OPK_REG, OPK_MEM, OPK_IMM, OPK_LABEL };
 
@@ -132,12 +133,35 @@ typedef struct asm_insn {
     uint8_t n_ops;
     uint8_t osz;        /* operand size implied by the mnemonic (e.g. cmpsq), bits or 0 */
     int16_t pred;       /* cmpltps-style pseudo op: predicate immediate + 1, or 0 */
-    uint8_t raw;        /* an instruction Zydis lacks: index + 1 in encoder.c's table */
+    uint8_t raw;        /* an instruction Zydis lacks: index + 1 (asm_raw_insn_get) */
     uint8_t memsize;    /* size an unsized memory operand gets (cvtsi2sdq, vcvtpd2dqx) */
     asm_operand ops[ASM_MAX_OPS];
     int line, col;      /* the mnemonic */
     int rcol;           /* column of a rounding/sae decorator */
 } asm_insn;
+
+/* ---- names.c ---------------------------------------------------------- */
+
+/* Mnemonic lookup (case-insensitive, as's aliases included). Fills *insn's
+ * mnemonic/flags/osz. Returns false if unknown. */
+bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn);
+/* Register lookup (case-insensitive; st, st(i) handled by the parser).
+ * Returns the ZydisRegister or 0. */
+int asm_lookup_register(const char *s, size_t n);
+int asm_register_size(int reg);  /* width in bits for the size rules */
+bool asm_register_is_mask(int reg);
+bool asm_register_is_rip(int reg);
+
+/* An operand-less instruction Zydis 4.0 cannot encode (asm_insn.raw is its
+ * index + 1): its name and bytes. */
+typedef struct asm_raw_insn {
+    const char *name;
+    uint8_t len;
+    uint8_t bytes[4];
+} asm_raw_insn;
+const asm_raw_insn *asm_raw_insn_get(int raw);
+
+/* ---- encoder.c --------------------------------------------------------- */
 
 /* Encode one instruction without label operands. Returns 0 and the bytes
  * (<= 15) in out/len, or NB_EINPUT with *err filled (positions from insn). */
@@ -150,17 +174,8 @@ int asm_encode_branch(const asm_insn *insn, const char *text,
                       uint8_t sbytes[15], uint8_t *slen,
                       uint8_t lbytes[15], uint8_t *llen, asm_error *err);
 
-/* Mnemonic lookup (case-insensitive, as's aliases included). Fills *insn's
- * mnemonic/flags/osz. Returns false if unknown. */
-bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn);
-/* Register lookup (case-insensitive; st, st(i) handled by the parser).
- * Returns the ZydisRegister or 0. */
-int asm_lookup_register(const char *s, size_t n);
-int asm_register_size(int reg);  /* width in bits for the size rules */
-bool asm_register_is_mask(int reg);
-bool asm_register_is_rip(int reg);
 
-/* ---- items: the statement list that layout.c lays out ------------------ */
+/* ---- asm_prog: what the parser hands layout --------------------------- */
 
 /* Most statements one assembly may hold (after `n*|x|` expansion).  The
  * fuzz build lowers it (tests/fuzz/run.sh): under the sanitizers one input
