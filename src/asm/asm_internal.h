@@ -6,8 +6,9 @@
  *   lexer.c    text -> asm_tok, one statement at a time (numbers evaluated)
  *   nops.c     the n-byte NOPs of `|n` and of alignment padding
  *   names.c    mnemonic and register names -> Zydis's enums (as's aliases)
- *   encoder.c  asm_insn -> Zydis request -> bytes (the only Zydis-encoder
- *              user)
+ *   encoder*.c asm_insn -> Zydis request -> bytes, as GNU as writes them:
+ *              canonicalise, build, find a form, fix up (encoder.h, the
+ *              stage's private header, is the only Zydis-encoder user)
  *   parser.c   tokens -> asm_prog: items (each instruction encoded once),
  *              labels, source statements; `n*|x|` expanded
  *   layout.c   asm_prog -> asm_code: offsets, branch relaxation, alignment
@@ -161,7 +162,7 @@ typedef struct asm_raw_insn {
 } asm_raw_insn;
 const asm_raw_insn *asm_raw_insn_get(int raw);
 
-/* ---- encoder.c --------------------------------------------------------- */
+/* ---- encoder.c (the stage's entry points; encoder.h has its insides) --- */
 
 /* Encode one instruction without label operands. Returns 0 and the bytes
  * (<= 15) in out/len, or NB_EINPUT with *err filled (positions from insn). */
