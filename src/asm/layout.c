@@ -37,7 +37,7 @@ static int64_t branch_target(const asm_prog *g, const asm_item *it)
     return (int64_t)g->items[g->labels[it->label].item].offset;
 }
 
-static int fail_label(asm_prog *g, asm_error *err, const asm_item *it, const char *msg)
+static int fail_label(const asm_prog *g, asm_error *err, const asm_item *it, const char *msg)
 {
     const asm_srcstmt *s = &g->stmts[it->stmt];
     const asm_label *l = &g->labels[it->label];
@@ -45,28 +45,35 @@ static int fail_label(asm_prog *g, asm_error *err, const asm_item *it, const cha
                     g->text + l->pos);
 }
 
-int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
+/* Every label a statement refers to must be defined. */
+static int check_labels(const asm_prog *g, asm_error *err)
 {
-    /* every referenced label must be defined */
     for (size_t i = 0; i < g->n_labels; i++) {
         const asm_label *l = &g->labels[i];
         if (l->item < 0)
             return asm_fail(err, g->text, l->line, l->col, "undefined label '%.*s'",
                             (int)l->len, g->text + l->pos);
     }
+    return 0;
+}
+
+/* Give every item its offset, widening short branches that do not reach
+ * until none changes; *total is the code's size.  A branch with no rel32
+ * form (jrcxz, loop) that does not reach is an error. */
+static int relax_branches(asm_prog *g, size_t *total, asm_error *err)
+{
     for (size_t i = 0; i < g->n_items; i++) {
         asm_item *it = &g->items[i];
         if (it->kind == IT_BRANCH)
             it->is_long = it->slen == 0;
     }
-    size_t total = 0;
-    for (int pass = 0;; pass++) {
+    for (;;) {
         size_t off = 0;
         for (size_t i = 0; i < g->n_items; i++) {
             g->items[i].offset = off;
             off += item_size(&g->items[i], off);
         }
-        total = off;
+        *total = off;
         bool changed = false;
         for (size_t i = 0; i < g->n_items; i++) {
             asm_item *it = &g->items[i];
@@ -87,17 +94,73 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
             }
         }
         if (!changed)
-            break;
+            return 0;
     }
+}
 
-    /* output */
+/* Write little-endian `v` in `n` bytes at p. */
+static void put_le(uint8_t *p, uint32_t v, int n)
+{
+    for (int k = 0; k < n; k++)
+        p[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* Write item `it`'s `sz` bytes at dst, its final offset in the code:
+ * branch and [rip + label] displacements filled in, alignment padded. */
+static int emit_item(const asm_prog *g, const asm_item *it, uint8_t *dst, size_t sz,
+                     asm_error *err)
+{
+    switch (it->kind) {
+    case IT_BYTES:
+        memcpy(dst, it->len || !it->data_len ? it->bytes : g->data + it->data_off,
+               it->data_len);
+        break;
+    case IT_BRANCH: {
+        int64_t target = branch_target(g, it);
+        int64_t d = target - (int64_t)(it->offset + sz);
+        if (it->is_long && (d < INT32_MIN || d > INT32_MAX))
+            return asm_fail(err, g->text, g->stmts[it->stmt].line, g->stmts[it->stmt].col,
+                            "branch target out of range");
+        if (it->is_long) {
+            memcpy(dst, it->lbytes, it->llen);
+            put_le(dst + sz - 4, (uint32_t)(int32_t)d, 4);
+        } else {
+            memcpy(dst, it->bytes, it->slen);
+            dst[sz - 1] = (uint8_t)(int8_t)d;
+        }
+        break;
+    }
+    case IT_RIPREL: {
+        memcpy(dst, it->bytes, it->len);
+        int64_t d = (int64_t)g->items[g->labels[it->label].item].offset + it->rel -
+                    (int64_t)(it->offset + it->len);
+        put_le(dst + it->p2, (uint32_t)(int32_t)d, 4);
+        break;
+    }
+    case IT_ALIGN:
+        if (it->fill >= 0 && it->fill != 0x90) /* as pads with NOPs for 0x90 too */
+            memset(dst, it->fill, sz);
+        else
+            asm_nop_fill(dst, sz);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* Fill *out from the laid-out items: the bytes, and one asm_stmt per source
+ * statement (a long data directive's continuation items add to the
+ * statement before them) with its text copied into one block. */
+static int write_code(const asm_prog *g, size_t total, asm_code *out, asm_error *err)
+{
     memset(out, 0, sizeof *out);
     out->bytes = malloc(total ? total : 1);
     size_t n_st = 0, text_len = 0;
     for (size_t i = 0; i < g->n_items; i++) {
         const asm_item *it = &g->items[i];
         if (it->cont)
-            continue; /* continuation of a long data directive */
+            continue;
         n_st++;
         text_len += g->stmts[it->stmt].len + 1;
     }
@@ -112,50 +175,12 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
     char *tp = texts;
     for (size_t i = 0; i < g->n_items; i++) {
         const asm_item *it = &g->items[i];
-        uint8_t *dst = out->bytes + it->offset;
         size_t sz = item_size(it, it->offset);
-        switch (it->kind) {
-        case IT_BYTES:
-            memcpy(dst, it->len || !it->data_len ? it->bytes : g->data + it->data_off,
-                   it->data_len);
-            break;
-        case IT_BRANCH: {
-            int64_t target = branch_target(g, it);
-            int64_t d = target - (int64_t)(it->offset + sz);
-            if (it->is_long && (d < INT32_MIN || d > INT32_MAX)) {
-                free(texts);
-                asm_code_free(out);
-                return asm_fail(err, g->text, g->stmts[it->stmt].line, g->stmts[it->stmt].col,
-                                "branch target out of range");
-            }
-            if (it->is_long) {
-                memcpy(dst, it->lbytes, it->llen);
-                uint32_t v = (uint32_t)(int32_t)d;
-                for (int k = 0; k < 4; k++)
-                    dst[sz - 4 + k] = (uint8_t)(v >> (8 * k));
-            } else {
-                memcpy(dst, it->bytes, it->slen);
-                dst[sz - 1] = (uint8_t)(int8_t)d;
-            }
-            break;
-        }
-        case IT_RIPREL: {
-            memcpy(dst, it->bytes, it->len);
-            int64_t d = (int64_t)g->items[g->labels[it->label].item].offset + it->rel -
-                        (int64_t)(it->offset + it->len);
-            uint32_t v = (uint32_t)(int32_t)d;
-            for (int k = 0; k < 4; k++)
-                dst[it->p2 + k] = (uint8_t)(v >> (8 * k));
-            break;
-        }
-        case IT_ALIGN:
-            if (it->fill >= 0 && it->fill != 0x90) /* as pads with NOPs for 0x90 too */
-                memset(dst, it->fill, sz);
-            else
-                asm_nop_fill(dst, sz);
-            break;
-        default:
-            break;
+        int rc = emit_item(g, it, out->bytes + it->offset, sz, err);
+        if (rc) {
+            free(texts);
+            asm_code_free(out);
+            return rc;
         }
         if (it->cont && si > 0) {
             out->stmts[si - 1].size += sz;
@@ -177,6 +202,18 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
     out->size = total;
     out->n_stmts = si;
     return 0;
+}
+
+int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
+{
+    int rc = check_labels(g, err);
+    if (rc)
+        return rc;
+    size_t total = 0;
+    rc = relax_branches(g, &total, err);
+    if (rc)
+        return rc;
+    return write_code(g, total, out, err);
 }
 
 /* All statement texts live in one block that starts at stmts[0].text. */
