@@ -3,17 +3,23 @@
  *
  * The grammar, one statement per `;` or newline:
  *
+ *   program  := stmt { SEP stmt } END
  *   stmt     := { label ':' } [ rep | nop | directive | insn ]
  *   rep      := NUM '*' '|' stmt { SEP stmt } '|'        (no nesting)
  *   nop      := '|' NUM                                  (1..15)
  *   directive:= ('.byte'|'.word'|...|'.quad') expr {',' expr}
  *              | ('.p2align'|'.align'|'.balign') expr [',' [expr] [',' expr]]
- *   insn     := { '{vex}'|'{vex3}'|'{evex}'|prefix } mnemonic [ operand {',' operand} ]
- *   operand  := [ size ['PTR'] ] ( reg | 'st' '(' NUM ')' | [seg ':'] mem
- *               | expr | label ) { '{' decorator '}' }
- *   mem      := [ expr ] '[' term { ('+'|'-') term } ']'
- *   term     := reg [ '*' expr ] | expr [ '*' reg ] | label
+ *   insn     := { '{' pseudo '}' } { prefix } mnemonic [ operands ]
+ *   operands := operand { ',' operand | '{' rounding '}' }
+ *   operand  := [ 'short' ] [ size ['PTR'] ]
+ *               ( reg | seg ':' ( mem | expr [ mem ] ) | mem | expr [ mem ]
+ *               | target ) { '{' decorator '}' }
+ *   mem      := '[' term { ('+'|'-') term } ']' [ mem ]
+ *   term     := reg [ '*' unary ] | mul [ '*' reg ] | label   (label: after rip)
+ *   target   := ('.'|'$') [ ('+'|'-') expr ] | NUM ('b'|'f') | label
+ *   expr     := shift { ('&'|'^'|'|') shift }, then << >>, + -, * / %, unary
  *
+ * Each parse function carries its own rule above it.
  * Inside `n*|...|` a `|` at the start of a statement followed by a number is
  * a NOP; any other `|` closes the repetition.  The body's items are copied
  * n-1 times after it, so each copy is encoded only once. */
@@ -312,6 +318,7 @@ static int parse_mul(parser *p, int64_t *v)
     return rc;
 }
 
+/* add := mul { ('+'|'-') mul } */
 static int parse_add(parser *p, int64_t *v)
 {
     int rc = parse_mul(p, v);
@@ -325,6 +332,7 @@ static int parse_add(parser *p, int64_t *v)
     return rc;
 }
 
+/* shift := add { ('<<'|'>>') add } */
 static int parse_shift(parser *p, int64_t *v)
 {
     int rc = parse_add(p, v);
@@ -401,7 +409,8 @@ static int take_register(parser *p)
     return r;
 }
 
-/* '{' decorator '}' after an operand (or standing alone, for rounding). */
+/* decorator := 'rn-sae' | 'rd-sae' | 'ru-sae' | 'rz-sae' | 'sae' | 'z' | '1to' NUM | kN
+ * in braces, after an operand (or standing alone, for rounding: op NULL). */
 static int parse_decorator(parser *p, asm_insn *in, asm_operand *op)
 {
     const asm_tok *open = next(p); /* '{' */
@@ -453,7 +462,87 @@ static int parse_decorator(parser *p, asm_insn *in, asm_operand *op)
     return asm_fail(p->err, p->text, t->line, t->col, "unknown decorator '{%.*s}'", (int)n, s);
 }
 
-/* mem := '[' term { ('+'|'-') term } ']'  (the '[' is the current token) */
+/* reg_term := reg [ '*' unary ] | label
+ * A base or index register (an index when scaled or when the base is
+ * taken), or, after rip, a label: [rip + label +/- n]. */
+static int parse_mem_reg_term(parser *p, asm_operand *op, int sign)
+{
+    const asm_tok *t = peek(p);
+    int r = take_register(p);
+    if (!r) {
+        /* a label: only [rip + label +/- n] is supported; anything else
+         * reads as a misspelt register */
+        const char *s0 = p->text + t->pos;
+        bool rip = asm_register_is_rip(op->base);
+        if (!rip || sign < 0 || op->disp_label || op->index || s0[0] == '.' ||
+            (s0[0] == '$' && t->len == 1))
+            return asm_fail(p->err, p->text, t->line, t->col, "unknown register '%.*s'%s",
+                            (int)(t->len > 40 ? 40 : t->len), s0,
+                            rip ? "" : " (a label needs [rip + label])");
+        int l = label_ref(p, t);
+        if (l < 0)
+            return l;
+        next(p);
+        op->disp_label = true;
+        op->label = l;
+        return 0;
+    }
+    int scale = 0;
+    if (is_punct(peek(p), '*')) {
+        next(p);
+        int64_t s = 0;   /* parse_unary sets it on success; clang-tidy loses track */
+        int rc = parse_unary(p, &s);
+        if (rc)
+            return rc;
+        scale = (int)s;
+        if (s != 1 && s != 2 && s != 4 && s != 8)
+            return asm_fail(p->err, p->text, t->line, t->col, "scale factor must be 1, 2, 4 or 8");
+    }
+    if (sign < 0)
+        return asm_fail(p->err, p->text, t->line, t->col, "cannot subtract a register");
+    if (scale || op->base) {
+        if (op->index)
+            return asm_fail(p->err, p->text, t->line, t->col,
+                            "too many registers in memory operand");
+        op->index = (uint16_t)r;
+        op->scale = (uint8_t)(scale ? scale : 1);
+    } else {
+        op->base = (uint16_t)r;
+    }
+    return 0;
+}
+
+/* value_term := mul [ '*' reg ]
+ * A displacement, or a scale written before its index register. */
+static int parse_mem_value_term(parser *p, asm_operand *op, int sign)
+{
+    const asm_tok *t = peek(p);
+    int64_t v;
+    int rc = parse_mul(p, &v);
+    if (rc)
+        return rc;
+    if (is_punct(peek(p), '*') && peek2(p)->kind == TK_IDENT) {
+        next(p);
+        const asm_tok *rt = peek(p);
+        int r = take_register(p);
+        if (!r)
+            return fail_tok(p, rt, "expected an index register");
+        if (v != 1 && v != 2 && v != 4 && v != 8)
+            return asm_fail(p->err, p->text, t->line, t->col, "scale factor must be 1, 2, 4 or 8");
+        if (op->index || sign < 0)
+            return asm_fail(p->err, p->text, rt->line, rt->col,
+                            "too many registers in memory operand");
+        op->index = (uint16_t)r;
+        op->scale = (uint8_t)v;
+        return 0;
+    }
+    op->disp = (int64_t)((uint64_t)op->disp + (uint64_t)(sign < 0 ? -v : v));
+    return 0;
+}
+
+/* mem := '[' term { ('+'|'-') term } ']' [ mem ]
+ * term := reg_term | value_term.  The '[' is the current token; as writes
+ * disp[base] too, and a second bracket group adds to the first. */
 static int parse_mem_body(parser *p, asm_operand *op)
 {
     next(p); /* '[' */
@@ -477,81 +566,99 @@ static int parse_mem_body(parser *p, asm_operand *op)
                 return fail_tok(p, t, "expected '+', '-' or ']' in memory operand");
         }
         first = false;
-        t = peek(p);
-        if (t->kind == TK_IDENT) {
-            int r = take_register(p);
-            if (!r) {
-                /* a label: only [rip + label +/- n] is supported; anything
-                 * else reads as a misspelt register */
-                const char *s0 = p->text + t->pos;
-                bool rip = asm_register_is_rip(op->base);
-                if (!rip || sign < 0 || op->disp_label || op->index || s0[0] == '.' ||
-                    (s0[0] == '$' && t->len == 1))
-                    return asm_fail(p->err, p->text, t->line, t->col,
-                                    "unknown register '%.*s'%s",
-                                    (int)(t->len > 40 ? 40 : t->len), s0,
-                                    rip ? "" : " (a label needs [rip + label])");
-                int l = label_ref(p, t);
-                if (l < 0)
-                    return l;
-                next(p);
-                op->disp_label = true;
-                op->label = l;
-                continue;
-            }
-            int scale = 0;
-            if (is_punct(peek(p), '*')) {
-                next(p);
-                int64_t s = 0;   /* parse_unary sets it on success; clang-tidy loses track */
-                int rc = parse_unary(p, &s);
-                if (rc)
-                    return rc;
-                scale = (int)s;
-                if (s != 1 && s != 2 && s != 4 && s != 8)
-                    return asm_fail(p->err, p->text, t->line, t->col,
-                                    "scale factor must be 1, 2, 4 or 8");
-            }
-            if (sign < 0)
-                return asm_fail(p->err, p->text, t->line, t->col, "cannot subtract a register");
-            if (scale || op->base) {
-                if (op->index)
-                    return asm_fail(p->err, p->text, t->line, t->col,
-                                    "too many registers in memory operand");
-                op->index = (uint16_t)r;
-                op->scale = (uint8_t)(scale ? scale : 1);
-            } else {
-                op->base = (uint16_t)r;
-            }
-            continue;
-        }
-        int64_t v;
-        int rc = parse_mul(p, &v);
+        int rc = peek(p)->kind == TK_IDENT ? parse_mem_reg_term(p, op, sign)
+                                           : parse_mem_value_term(p, op, sign);
         if (rc)
             return rc;
-        if (is_punct(peek(p), '*') && peek2(p)->kind == TK_IDENT) {
-            next(p);
-            const asm_tok *rt = peek(p);
-            int r = take_register(p);
-            if (!r)
-                return fail_tok(p, rt, "expected an index register");
-            if (v != 1 && v != 2 && v != 4 && v != 8)
-                return asm_fail(p->err, p->text, t->line, t->col,
-                                "scale factor must be 1, 2, 4 or 8");
-            if (op->index || sign < 0)
-                return asm_fail(p->err, p->text, rt->line, rt->col,
-                                "too many registers in memory operand");
-            op->index = (uint16_t)r;
-            op->scale = (uint8_t)v;
-            continue;
-        }
-        op->disp = (int64_t)((uint64_t)op->disp + (uint64_t)(sign < 0 ? -v : v));
     }
-    /* as writes disp[base] too: a second bracket group adds to the first */
     if (is_punct(peek(p), '['))
         return parse_mem_body(p, op);
     return 0;
 }
 
+/* seg_mem := SEG ':' ( mem | expr [ mem ] )
+ * The segment register is taken; the ':' is the current token. */
+static int parse_seg_mem(parser *p, asm_operand *op, int seg)
+{
+    next(p); /* ':' */
+    op->kind = OPK_MEM;
+    op->seg = (uint16_t)seg;
+    if (is_punct(peek(p), '['))
+        return parse_mem_body(p, op);
+    int64_t v;
+    int rc = parse_expr(p, &v);
+    if (rc)
+        return rc;
+    op->disp = v;
+    if (is_punct(peek(p), '['))
+        return parse_mem_body(p, op);
+    return 0;
+}
+
+/* value := expr [ mem ]
+ * An immediate; memory when a '[' follows (disp[base]) or a size keyword
+ * came before (`dword ptr 0x1000`, an absolute address). */
+static int parse_value(parser *p, asm_operand *op, bool sized)
+{
+    int64_t v;
+    int rc = parse_expr(p, &v);
+    if (rc)
+        return rc;
+    if (is_punct(peek(p), '[')) {
+        op->kind = OPK_MEM;
+        op->disp = v;
+        return parse_mem_body(p, op);
+    }
+    if (sized) {
+        op->kind = OPK_MEM;
+        op->disp = v;
+    } else {
+        op->kind = OPK_IMM;
+        op->imm = v;
+    }
+    return 0;
+}
+
+/* target := ('.'|'$') [ ('+'|'-') expr ] | NUM ('b'|'f') | name
+ * A branch target: this instruction's address plus a number, a numeric
+ * local label, or a label by name.  t is the current token. */
+static int parse_target(parser *p, const asm_tok *t, asm_operand *op)
+{
+    const char *s = p->text + t->pos;
+    if (t->len == 1 && (s[0] == '.' || s[0] == '$')) {
+        next(p);
+        int64_t v = 0;
+        if (is_punct(peek(p), '+') || is_punct(peek(p), '-')) {
+            int rc = parse_expr(p, &v);
+            if (rc)
+                return rc;
+        }
+        op->kind = OPK_LABEL;
+        op->label = -1;
+        op->imm = v;
+        return 0;
+    }
+    int l;
+    if (isdigit((unsigned char)s[0])) {
+        l = local_ref(p, t);
+    } else {
+        if (!(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == '.' || s[0] == '$'))
+            return fail_tok(p, t, "expected an operand");
+        l = label_ref(p, t);
+    }
+    if (l < 0)
+        return l;
+    next(p);
+    op->kind = OPK_LABEL;
+    op->label = l;
+    return 0;
+}
+
+/* operand := [ 'short' ] [ size [ 'PTR' ] ]
+ *            ( reg | seg_mem | mem | value | target | '{' rounding '}' )
+ *            { '{' decorator '}' }
+ * Returns 0 with *op filled, 1 for a standalone rounding decorator (it
+ * goes to *in, not an operand), or an error. */
 static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
 {
     const asm_tok *t = peek(p);
@@ -574,99 +681,34 @@ static int parse_operand(parser *p, asm_insn *in, asm_operand *op)
         t = peek(p);
         /* `byte ptr` alone before a label or number still means memory */
     }
+    int rc = 0;
     int r = 0;
     if (t->kind == TK_IDENT && (r = take_register(p)) != 0) {
-        if (is_punct(peek(p), ':')) {
-            /* segment override */
-            next(p);
-            op->kind = OPK_MEM;
-            op->seg = (uint16_t)r;
-            if (is_punct(peek(p), '[')) {
-                int rc = parse_mem_body(p, op);
-                if (rc)
-                    return rc;
-            } else {
-                int64_t v;
-                int rc = parse_expr(p, &v);
-                if (rc)
-                    return rc;
-                op->disp = v;
-                        if (is_punct(peek(p), '[')) {
-                    rc = parse_mem_body(p, op);
-                    if (rc)
-                        return rc;
-                }
-            }
-        } else {
-            if (sz)
-                return asm_fail(p->err, p->text, t->line, t->col,
-                                "size keyword before a register");
+        if (is_punct(peek(p), ':'))
+            rc = parse_seg_mem(p, op, r);
+        else if (sz)
+            return asm_fail(p->err, p->text, t->line, t->col, "size keyword before a register");
+        else {
             op->kind = OPK_REG;
             op->reg = (uint16_t)r;
         }
     } else if (is_punct(t, '[')) {
         op->kind = OPK_MEM;
-        int rc = parse_mem_body(p, op);
-        if (rc)
-            return rc;
+        rc = parse_mem_body(p, op);
     } else if (starts_expr(t)) {
-        int64_t v;
-        int rc = parse_expr(p, &v);
-        if (rc)
-            return rc;
-        if (is_punct(peek(p), '[')) {
-            op->kind = OPK_MEM;
-            op->disp = v;
-                rc = parse_mem_body(p, op);
-            if (rc)
-                return rc;
-        } else if (sz) {
-            /* `dword ptr 0x1000`: absolute memory */
-            op->kind = OPK_MEM;
-            op->disp = v;
-            } else {
-            op->kind = OPK_IMM;
-            op->imm = v;
-        }
-    } else if (t->kind == TK_IDENT && t->len == 1 &&
-               (p->text[t->pos] == '.' || p->text[t->pos] == '$')) {
-        /* `.+6`, `$-2`: relative to the start of this instruction */
-        next(p);
-        int64_t v = 0;
-        if (is_punct(peek(p), '+') || is_punct(peek(p), '-')) {
-            int rc = parse_expr(p, &v);
-            if (rc)
-                return rc;
-        }
-        op->kind = OPK_LABEL;
-        op->label = -1;
-        op->imm = v;
-    } else if (t->kind == TK_IDENT && isdigit((unsigned char)p->text[t->pos])) {
-        int l = local_ref(p, t);
-        if (l < 0)
-            return l;
-        next(p);
-        op->kind = OPK_LABEL;
-        op->label = l;
+        rc = parse_value(p, op, sz != 0);
     } else if (t->kind == TK_IDENT) {
-        /* not a register: a label (branch target) */
-        const char *s = p->text + t->pos;
-        if (!(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == '.' || s[0] == '$'))
-            return fail_tok(p, t, "expected an operand");
-        int l = label_ref(p, t);
-        if (l < 0)
-            return l;
-        next(p);
-        op->kind = OPK_LABEL;
-        op->label = l;
+        rc = parse_target(p, t, op);
     } else if (is_punct(t, '{')) {
         /* a standalone rounding decorator, as writes `, {rn-sae}` */
         return parse_decorator(p, in, NULL) ? NB_EINPUT : 1;
     } else {
         return fail_tok(p, t, "expected an operand");
     }
+    if (rc)
+        return rc;
     while (is_punct(peek(p), '{')) {
-        int rc = parse_decorator(p, in, op);
+        rc = parse_decorator(p, in, op);
         if (rc)
             return rc;
     }
@@ -738,6 +780,7 @@ static int parse_nop(parser *p)
     return emit_bytes(p, b, n);
 }
 
+/* data := expr { ',' expr }     (after .byte/.word/.long/.quad..., `width` bytes each) */
 static int parse_data(parser *p, int width)
 {
     uint8_t buf[64];
@@ -778,6 +821,8 @@ static int parse_data(parser *p, int width)
     return rc;
 }
 
+/* align := expr [ ',' [ expr ] [ ',' expr ] ]   (alignment, fill byte, max skip)
+ * .p2align gives the power of two (p2), .align/.balign the byte count. */
 static int parse_align(parser *p, bool p2)
 {
     int64_t a, fill = -1, max = -1;
@@ -821,6 +866,8 @@ static int parse_align(parser *p, bool p2)
     return 0;
 }
 
+/* directive := ('.byte'|'.word'|...|'.quad') data | ('.p2align'|'.align'|'.balign') align
+ *            | ('.intel_syntax'|'.text'|'.code64') ...   (accepted, nothing to do) */
 static int parse_directive(parser *p)
 {
     const asm_tok *d = next(p);
@@ -872,9 +919,9 @@ static int prefix_byte(uint32_t f)
     return 0;
 }
 
-/* [rip + label]: encode with two placeholder displacements; where the
- * bytes differ is the disp32, which layout fills in once the label's
- * offset is known. */
+/* An instruction with [rip + label] (operand k): encode it with two
+ * placeholder displacements; where the bytes differ is the disp32, which
+ * layout fills in once the label's offset is known. */
 static int parse_riprel(parser *p, asm_insn *in, int k)
 {
     asm_operand *o = &in->ops[k];
@@ -921,12 +968,9 @@ static bool is_branch_mnemonic(parser *p, const asm_tok *m)
     return false;
 }
 
-static int parse_insn(parser *p)
+/* pseudo_prefixes := { '{' ('vex'|'vex2'|'vex3'|'evex'|'disp8'|'disp32') '}' } */
+static int parse_pseudo_prefixes(parser *p, uint32_t *flags)
 {
-    asm_insn in;
-    memset(&in, 0, sizeof in);
-    uint32_t pflags = 0;
-    /* pseudo prefixes {vex} {vex3} {evex} {disp8} {disp32} */
     while (is_punct(peek(p), '{')) {
         const asm_tok *o = next(p);
         const asm_tok *w = next(p);
@@ -934,18 +978,88 @@ static int parse_insn(parser *p)
             return fail_tok(p, peek(p), "expected '}'");
         next(p);
         if (tok_is(p, w, "vex") || tok_is(p, w, "vex2"))
-            pflags |= INSF_VEX;
+            *flags |= INSF_VEX;
         else if (tok_is(p, w, "vex3"))
-            pflags |= INSF_VEX3;
+            *flags |= INSF_VEX3;
         else if (tok_is(p, w, "evex"))
-            pflags |= INSF_EVEX;
+            *flags |= INSF_EVEX;
         else if (tok_is(p, w, "disp8"))
-            pflags |= INSF_DISP8;
+            *flags |= INSF_DISP8;
         else if (tok_is(p, w, "disp32"))
-            pflags |= INSF_DISP32;
+            *flags |= INSF_DISP32;
         else
             return asm_fail(p->err, p->text, o->line, o->col, "unknown pseudo prefix");
     }
+    return 0;
+}
+
+/* operands := operand { ',' operand | '{' rounding '}' }
+ * *label_op is set to the index of the (last) label operand. */
+static int parse_operands(parser *p, asm_insn *in, int *label_op)
+{
+    if (at_stmt_end(p))
+        return 0;
+    for (;;) {
+        if (in->n_ops >= ASM_MAX_OPS)
+            return fail_tok(p, peek(p), "too many operands");
+        int rc = parse_operand(p, in, &in->ops[in->n_ops]);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            if (in->ops[in->n_ops].kind == OPK_LABEL)
+                *label_op = in->n_ops;
+            in->n_ops++;
+        }
+        if (at_stmt_end(p))
+            return 0;
+        if (is_punct(peek(p), '{'))
+            continue;
+        if (!is_punct(peek(p), ','))
+            return fail_tok(p, peek(p), "expected ',' or end of statement");
+        next(p);
+    }
+}
+
+/* An instruction whose operand `label_op` is a label: a branch item with
+ * its short and near forms, which layout picks between.  m is the mnemonic. */
+static int add_branch(parser *p, const asm_insn *in, const asm_tok *m, int label_op)
+{
+    const asm_operand *o = &in->ops[label_op];
+    if (!is_branch_mnemonic(p, m)) {
+        if (o->label < 0)
+            return asm_fail(p->err, p->text, in->line, o->col,
+                            "'.' (this address) can only be a branch target");
+        const asm_label *l = &p->prog->labels[o->label];
+        return asm_fail(p->err, p->text, in->line, o->col, "unknown register '%.*s'",
+                        (int)l->len, p->text + l->pos);
+    }
+    asm_item *it = new_item(p, IT_BRANCH);
+    if (!it)
+        return NB_ENOMEM;
+    it->label = o->label;
+    it->rel = o->imm;
+    it->p2 = o->col; /* for "out of range" */
+    int brc = asm_encode_branch(in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen, p->err);
+    if (!brc && (in->flags & INSF_DISP32) && it->llen)
+        it->slen = 0; /* {disp32} jmp label: the rel32 form */
+    if (!brc && (in->flags & INSF_SHORT)) {
+        if (!it->slen)
+            return asm_fail(p->err, p->text, in->line, o->col, "this branch has no short form");
+        it->llen = 0;
+    }
+    return brc;
+}
+
+/* insn := pseudo_prefixes { prefix } mnemonic [ operands ]
+ * A prefix alone (`lock` on its own line) is its byte, as as writes it. */
+static int parse_insn(parser *p)
+{
+    asm_insn in;
+    memset(&in, 0, sizeof in);
+    uint32_t pflags = 0;
+    int rc = parse_pseudo_prefixes(p, &pflags);
+    if (rc)
+        return rc;
     const asm_tok *m = peek(p);
     for (;;) {
         if (m->kind != TK_IDENT)
@@ -955,7 +1069,6 @@ static int parse_insn(parser *p)
             break;
         next(p);
         if (at_stmt_end(p)) {
-            /* a prefix on its own line: as emits just the byte */
             uint8_t b = (uint8_t)prefix_byte(f);
             return emit_bytes(p, &b, 1);
         }
@@ -969,71 +1082,26 @@ static int parse_insn(parser *p)
     in.flags |= pflags;
     in.line = m->line;
     in.col = m->col;
-    bool has_label = false;
     int label_op = -1;
-    if (!at_stmt_end(p)) {
-        for (;;) {
-            if (in.n_ops >= ASM_MAX_OPS)
-                return fail_tok(p, peek(p), "too many operands");
-            int rc = parse_operand(p, &in, &in.ops[in.n_ops]);
-            if (rc < 0)
-                return rc;
-            if (rc == 0) {
-                if (in.ops[in.n_ops].kind == OPK_LABEL) {
-                    has_label = true;
-                    label_op = in.n_ops;
-                }
-                in.n_ops++;
-            }
-            if (at_stmt_end(p))
-                break;
-            if (is_punct(peek(p), '{'))
-                continue;
-            if (!is_punct(peek(p), ','))
-                return fail_tok(p, peek(p), "expected ',' or end of statement");
-            next(p);
-        }
-    }
-    if (has_label && !is_branch_mnemonic(p, m)) {
-        const asm_operand *o = &in.ops[label_op];
-        if (o->label < 0)
-            return asm_fail(p->err, p->text, in.line, o->col,
-                            "'.' (this address) can only be a branch target");
-        const asm_label *l = &p->prog->labels[o->label];
-        return asm_fail(p->err, p->text, in.line, o->col, "unknown register '%.*s'",
-                        (int)l->len, p->text + l->pos);
-    }
-    if (has_label) {
-        asm_item *it = new_item(p, IT_BRANCH);
-        if (!it)
-            return NB_ENOMEM;
-        it->label = in.ops[label_op].label;
-        it->rel = in.ops[label_op].imm;
-        it->p2 = in.ops[label_op].col; /* for "out of range" */
-        int brc = asm_encode_branch(&in, p->text, it->bytes, &it->slen, it->lbytes, &it->llen,
-                                    p->err);
-        if (!brc && (in.flags & INSF_DISP32) && it->llen)
-            it->slen = 0; /* {disp32} jmp label: the rel32 form */
-        if (!brc && (in.flags & INSF_SHORT)) {
-            if (!it->slen)
-                return asm_fail(p->err, p->text, in.line, in.ops[label_op].col,
-                                "this branch has no short form");
-            it->llen = 0;
-        }
-        return brc;
-    }
+    rc = parse_operands(p, &in, &label_op);
+    if (rc)
+        return rc;
+    if (label_op >= 0)
+        return add_branch(p, &in, m, label_op);
     for (int k = 0; k < in.n_ops; k++)
         if (in.ops[k].kind == OPK_MEM && in.ops[k].disp_label)
             return parse_riprel(p, &in, k);
     asm_item *it = new_item(p, IT_BYTES);
     if (!it)
         return NB_ENOMEM;
-    int rc = asm_encode(&in, p->text, it->bytes, &it->len, p->err);
+    rc = asm_encode(&in, p->text, it->bytes, &it->len, p->err);
     it->data_len = it->len;
     return rc;
 }
 
-
+/* insn, through a memo of encoded statements by their text: an instruction
+ * written as before (same characters) reuses its bytes without lexing
+ * further or encoding again.  Only plain byte items are memoised. */
 static int parse_insn_cached(parser *p)
 {
     /* the statement's text: up to the token that ends it */
@@ -1105,7 +1173,8 @@ static int parse_stmt(parser *p);
 /* Text re-read for a repetition whose body holds labels (count x body). */
 #define REP_LABEL_TEXT_MAX (4u << 20)
 
-/* The statements of a repetition, through its closing '|'. */
+/* rep_body := stmt { SEP stmt } '|'
+ * The statements of a repetition, through its closing '|'. */
 static int parse_rep_body(parser *p, const asm_tok *bar)
 {
     p->in_rep = true;
@@ -1277,6 +1346,7 @@ void asm_prog_free(asm_prog *g)
     memset(g, 0, sizeof *g);
 }
 
+/* program := stmt { SEP stmt } END */
 int asm_parse(const char *text, asm_prog *prog, asm_error *err)
 {
     parser p = {.text = text, .prog = prog, .err = err};
