@@ -9,8 +9,9 @@
  *   encoder*.c asm_insn -> Zydis request -> bytes, as GNU as writes them:
  *              canonicalise, build, find a form, fix up (encoder.h, the
  *              stage's private header, is the only Zydis-encoder user)
- *   parser.c   tokens -> asm_prog: items (each instruction encoded once),
- *              labels, source statements; `n*|x|` expanded
+ *   parser*.c  tokens -> asm_prog: items (each instruction encoded once),
+ *              labels, source statements; `n*|x|` expanded (parser.h, the
+ *              stage's private header)
  *   layout.c   asm_prog -> asm_code: offsets, branch relaxation, alignment
  *   driver.c   asm_assemble(): parse, then lay out
  *   disasm.c   bytes -> text and facts, for listings and fault reports
