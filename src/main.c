@@ -91,10 +91,13 @@ static int measure_and_report(nb_job *j, const nb_options *o, const cpu_info *cp
     const char *be = rc || o->dry_run || !o->uarch ? NULL : bench_backend_name(o, cpu, why, sizeof why);
     if (!be && !rc && !o->dry_run && o->uarch && o->backend != PMU_BACKEND_AUTO)
         be = o->backend == PMU_BACKEND_PERF ? "perf" : o->backend == PMU_BACKEND_MSR ? "msr" : NULL;
-    if (be && strcmp(be, "tsc") != 0 && evdb_uarch_vendor(uarch) != cpu->vendor) {
+    /* (the clock and the emulator program nothing: any table runs there) */
+    bool programs_pmu = be && (strncmp(be, "perf", 4) == 0 || strncmp(be, "msr", 3) == 0);
+    if (programs_pmu && evdb_uarch_vendor(uarch) != cpu->vendor) {
         fprintf(diag, "nb: -uarch %s: its events are %s events and this CPU is %s; the %s backend "
                       "would program them into %s registers (use -dry_run to see their "
-                      "encoding, or -backend tsc)\n", o->uarch,
+                      "encoding, -backend emu to count its architectural events, or "
+                      "-backend tsc)\n", o->uarch,
                 cpu_vendor_name(evdb_uarch_vendor(uarch)), cpu_vendor_name(cpu->vendor), be,
                 cpu_vendor_name(cpu->vendor));
         rc = NB_EUSAGE;

@@ -86,7 +86,7 @@ static const opt_def opts[] = {
     {"debug", OPT_FLAG, OFF(debug), 0, 0, 0, NULL, NB, NULL, "stop before the second counter read and show the registers"},
     {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "size of R14's memory area, K/M/G suffixes (default 1M)"},
     {"timeout", OPT_DOUBLE, OFF(timeout), 0, 0, 86400, NULL, EXT, "<sec>", "stop a benchmark that runs longer (default 60)"},
-    {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc"},
+    {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc|emu", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc, emu (exact counts by stepping the code; one measurement per program)"},
     /* nb's actions */
     {"dry_run", OPT_FLAG, OFF(dry_run), 0, 0, 0, NULL, EXT, NULL, "print every perf_event_attr / MSR write nb would make, then exit"},
     {"emit", OPT_STRING, OFF(emit), 0, 0, 0, NULL, EXT, "<file>", "assemble -asm only, write its bytes to file ('-': hex on stdout)"},

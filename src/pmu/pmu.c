@@ -13,14 +13,18 @@
 const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
                               char *why, size_t whylen)
 {
-    const pmu_backend *ladder[] = {&pmu_perf_backend, &pmu_msr_backend, &pmu_tsc_backend};
-    size_t first = 0, last = 2;
+    const pmu_backend *ladder[] = {&pmu_perf_backend, &pmu_msr_backend,
+                                   cfg->emu_auto ? &pmu_tsc_emu_backend : &pmu_tsc_backend,
+                                   &pmu_tsc_backend, &pmu_emu_backend};
+    size_t first = 0, last = 3;   /* auto: tsc+emu, and tsc if it cannot step */
     if (kind == PMU_BACKEND_PERF)
         first = last = 0;
     else if (kind == PMU_BACKEND_MSR)
         first = last = 1;
     else if (kind == PMU_BACKEND_TSC)
-        first = last = 2;
+        first = last = 3;
+    else if (kind == PMU_BACKEND_EMU)
+        first = last = 4;
     if (whylen)
         why[0] = 0;
     size_t used = 0;
