@@ -277,6 +277,9 @@ static void run(const spec *s, nb_options *o, bench_result *r)
     c.one_time_init = assemble(s->one_time_init, &c.one_time_init_len, &k[3]);
     const char *uarch = s->uarch ? s->uarch : "Zen4";
     o->uarch = uarch;
+    o->events = s->events;   /* named events: every one is listed */
+    if (!s->events)
+        o->config = "/dev/null";   /* none: the fixed counters, all listed */
     nb_event_list ev = {0};
     nb_config_error e;
     if (s->events && evdb_parse_events(uarch, s->events, &ev, &e) != 0)
@@ -295,8 +298,9 @@ static void run(const spec *s, nb_options *o, bench_result *r)
     } else {
         o->backend = PMU_BACKEND_EMU;
     }
-    char err[1024] = "";
-    int rc = bench_session_run(ses, o, &c, ev.v, ev.n, &ci, r, err, sizeof err);
+    nb_error err;
+    nb_error_clear(&err);
+    int rc = bench_session_run(ses, o, &c, ev.v, ev.n, &ci, r, &err);
     bench_session_free(ses);
     if (s->oracle)
         drop_tree();
@@ -304,7 +308,7 @@ static void run(const spec *s, nb_options *o, bench_result *r)
     for (int i = 0; i < 4; i++)
         asm_code_free(&k[i]);
     if (rc)
-        fail_msg("bench: %d: %s", rc, err);
+        fail_msg("bench: %d: %s", rc, err.message);
 }
 
 static const bench_event_result *find(const bench_result *r, const char *name)

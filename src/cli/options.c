@@ -55,7 +55,7 @@ static const opt_def opts[] = {
     {"code_one_time_init", OPT_STRING, OFF(code_one_time_init), 0, 0, 0, NULL, NB, "<file>", "raw machine code for one-time init (not with -asm_one_time_init)"},
     /* events */
     {"config", OPT_STRING, OFF(config), 0, 0, 0, NULL, NB, "<file|all>", "event config file (nanoBench format); 'all': the full embedded table"},
-    {"msr_config", OPT_STRING, OFF(msr_config), 0, 0, 0, NULL, NB, "<file|RAPL>", "MSR event config (uncore, RAPL); msr backend"},
+    {"msr_config", OPT_STRING, OFF(msr_config), 0, 0, 0, NULL, NB, "<file|RAPL>", "MSR events (nanoBench's msr_ syntax; RAPL: embedded), read around each run"},
     {"fixed_counters", OPT_FLAG, OFF(fixed_counters), 0, 0, 0, NULL, NB, NULL, "also read RDTSC and the fixed-function counters"},
     {"events", OPT_STRING, OFF(events), 0, 0, 0, NULL, EXT, "<names>", "events by name from the embedded table, comma separated"},
     {"uarch", OPT_STRING, OFF(uarch), 0, 0, 0, NULL, EXT, "<name>", "use this microarchitecture's table instead of CPUID's"},

@@ -9,7 +9,6 @@
 #include "measure/bench.h"
 #include "events/evdb.h"
 #include "harness/codegen.h"
-#include "pmu/advice.h"
 #include "pmu/common.h"
 #include "pmu/emu.h"
 #include "pmu/pmu.h"
@@ -34,29 +33,30 @@ static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_event
     cfg->no_mem = o->no_mem;
     cfg->sysfs_root = "";
     cfg->dev_root = "";
+    cfg->defaults = !o->config && !o->events;
+    const char *uarch = NULL;
+    nb_config_error e;
+    cfg->event_vendor = o->uarch && evdb_select(cpu, o->uarch, &uarch, &e) == 0 && uarch
+                            ? evdb_uarch_vendor(uarch) : cpu->vendor;
     /* the table the emulator resolves event codes through (-uarch's or
      * the CPU's; a bad -uarch was refused before any measurement) */
-    if (evdb_select(cpu, o->uarch, &cfg->uarch, NULL) != 0)
+    if (evdb_select(cpu, o->uarch, &cfg->uarch, &e) != 0)
         cfg->uarch = NULL;
     cfg->emu_auto = emu_auto;
 }
 
 /* The copies of the two runs, and a size check with the limit in the message. */
-static int plan_copies(const nb_options *o, const bench_code *c, long copies[2], char *err,
-                       size_t errlen)
+static int plan_copies(const nb_options *o, const bench_code *c, long copies[2], nb_error *err)
 {
     copies[0] = o->basic_mode ? 0 : o->unroll_count;
     copies[1] = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
-    if (c->code_len && (unsigned long)copies[1] > CODEGEN_MAX_BYTES / c->code_len) {
-        snprintf(err, errlen, "-unroll_count %ld: %ld copies of %zu bytes of code do not fit: "
-                 "the generated code is limited to %u MiB (lower -unroll_count, or use -loop_count)",
-                 o->unroll_count, copies[1], c->code_len, CODEGEN_MAX_BYTES >> 20);
-        return NB_EUSAGE;
-    }
-    if (o->n_measurements < 1) {
-        snprintf(err, errlen, "-n_measurements must be at least 1");
-        return NB_EUSAGE;
-    }
+    if (c->code_len && (unsigned long)copies[1] > CODEGEN_MAX_BYTES / c->code_len)
+        return nb_error_set(err, NB_EUSAGE, "-unroll_count %ld: %ld copies of %zu bytes of code "
+                            "do not fit: the generated code is limited to %u MiB (lower "
+                            "-unroll_count, or use -loop_count)",
+                            o->unroll_count, copies[1], c->code_len, CODEGEN_MAX_BYTES >> 20);
+    if (o->n_measurements < 1)
+        return nb_error_set(err, NB_EUSAGE, "-n_measurements must be at least 1");
     return 0;
 }
 
@@ -74,6 +74,7 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
         e->unavailable = ro->ctr[k].read == PMU_READ_NONE;
         e->estimated = ro->ctr[k].tsc_cycles;
         e->exact = stepped && !e->unavailable;
+        e->step_over = ro->step_over && ro->ctr[k].emu;
         e->overflow = ro->overflow[k];
         e->lost = k < PMU_MAX_GROUP_CTR ? ro->lost[k] : PMU_KEPT;
         if (e->lost) {
@@ -181,8 +182,6 @@ struct bench_session {
     /* auto adds the emulator to the tsc backend for every benchmark (a
      * single run), not only where a batch line names events */
     bool emu_default;
-    bool emu_auto;
-    const char *uarch;
     const char *dev_root, *sysfs_root;   /* bench_session_set_roots (tests) */
 };
 
@@ -227,19 +226,19 @@ static void drop_backend(bench_session *s)
     s->have_backend = false;
 }
 
+void bench_session_set_roots(bench_session *s, const char *dev_root, const char *sysfs_root)
+{
+    s->dev_root = dev_root;
+    s->sysfs_root = sysfs_root;
+    s->have_backend = false;
+}
+
 bench_session *bench_session_new(void)
 {
     bench_session *s = calloc(1, sizeof *s);
     if (s)
         s->restore_mark = restore_pending();
     return s;
-}
-
-void bench_session_set_roots(bench_session *s, const char *dev_root, const char *sysfs_root)
-{
-    s->dev_root = dev_root;
-    s->sysfs_root = sysfs_root;
-    s->have_backend = false;
 }
 
 void bench_session_free(bench_session *s)
@@ -263,7 +262,7 @@ static bool same_events(const bench_session *s, const nb_event *ev, size_t n)
 
 /* Select the backend for these options (again only if they changed). */
 static int session_backend(bench_session *s, const nb_options *o, const cpu_info *cpu,
-                           size_t n_events, char *err, size_t errlen)
+                           size_t n_events, nb_error *err)
 {
     pmu_config cfg;
     config_from(o, cpu, n_events, s->emu_default || o->events || o->config, &cfg);
@@ -273,26 +272,25 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
         cfg.sysfs_root = s->sysfs_root;
     if (s->have_backend && s->kind == o->backend && s->cpu_index == cfg.cpu_index &&
         s->usr == cfg.count_usr && s->os == cfg.count_os && s->fixed == cfg.fixed_counters &&
-        s->cpu == cpu && s->emu_auto == cfg.emu_auto && s->uarch == cfg.uarch &&
-        s->cfg.no_mem == cfg.no_mem)
+        s->cfg.defaults == cfg.defaults && s->cfg.event_vendor == cfg.event_vendor &&
+        s->cfg.emu_auto == cfg.emu_auto && s->cfg.uarch == cfg.uarch &&
+        s->cfg.no_mem == cfg.no_mem && s->cpu == cpu)
         return 0;
     if (s->have_backend)
         drop_backend(s);
-    char why[1024];
-    const pmu_backend *be = pmu_select(o->backend, &cfg, why, sizeof why);
+    const pmu_backend *be = pmu_select(o->backend, &cfg, err);
     if (!be) {
-        snprintf(err, errlen, "no usable counter backend: %s", why);
+        nb_error_prefix(err, "no usable counter backend");
         return NB_EUNSUPPORTED;
     }
+    nb_error_clear(err);   /* the refusals of the backends above it */
     restore_install_signals();
     if (be->flags & PMU_BE_RDPMC) {
         /* rdpmc in user mode: switched on (root) in the parent, so that a
          * child killed mid-run cannot leave it changed. */
-        int e = pmu_rdpmc_enable(&cfg, be->flags & PMU_BE_RDPMC_ALWAYS);
-        if (e < 0) {
-            snprintf(err, errlen, "%s", pmu_last_error());
+        int e = pmu_rdpmc_enable(&cfg, be->flags & PMU_BE_RDPMC_ALWAYS, err);
+        if (e < 0)
             return e;
-        }
         if (e == 1)
             restore_push_fn(pmu_rdpmc_restore);
     }
@@ -303,8 +301,6 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
     s->os = cfg.count_os;
     s->fixed = cfg.fixed_counters;
     s->cpu = cpu;
-    s->emu_auto = cfg.emu_auto;
-    s->uarch = cfg.uarch;
     s->cfg = cfg;
     s->be = be;
     return 0;
@@ -314,22 +310,23 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
  * programmed by the parent, so a crashed child cannot leave them set.  The
  * tsc backend changes nothing: opened here too, so that a group it cannot
  * count at all is not run. */
-static int session_plan(bench_session *s, const nb_event *events, size_t n_events, char *err,
-                        size_t errlen)
+static int session_plan(bench_session *s, const nb_event *events, size_t n_events,
+                        nb_error *err)
 {
     if (same_events(s, events, n_events))
         return 0;
     drop_plan(s);
     const pmu_backend *be = s->be;
-    if (be->plan(&s->cfg, events, n_events, &s->plan)) {
-        snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
+    if (pmu_plan_make(be, &s->cfg, events, n_events, &s->plan, err)) {
+        nb_error_prefix(err, "%s: cannot group the events", be->name);
+        err->status = NB_EUNSUPPORTED;
         return NB_EUNSUPPORTED;
     }
     s->have_plan = true;
     s->events = malloc((n_events ? n_events : 1) * sizeof *s->events);
     if (!s->events) {
         drop_plan(s);
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     if (n_events)
         memcpy(s->events, events, n_events * sizeof *events);
@@ -339,14 +336,15 @@ static int session_plan(bench_session *s, const nb_event *events, size_t n_event
     s->opened = calloc(s->plan.n_groups + 1, sizeof *s->opened);
     if (!s->opened) {
         drop_plan(s);
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     g_open_session = s;
     restore_push_fn(close_open_groups);
     for (size_t g = 0; g < s->plan.n_groups; g++) {
-        int rc = be->open(&s->cfg, &s->plan.groups[g], &s->opened[g]);
+        int rc = be->open(&s->cfg, &s->plan.groups[g], &s->opened[g], err);
         if (rc) {
-            snprintf(err, errlen, "%s: %s", be->name, pmu_last_error());
+            nb_error_prefix(err, "%s", be->name);
+            err->status = rc;
             drop_plan(s);
             return rc;
         }
@@ -402,10 +400,8 @@ static void note_over_budget(const runner_output *ro, unsigned long budget)
     size_t n = 0;
     const char *first = "";
     for (size_t k = 0; k < ro->n_ctr; k++)
-        if (ro->ctr[k].emu) {
-            if (!n++)
-                first = ro->ctr[k].name;
-        }
+        if (ro->ctr[k].emu && !n++)
+            first = ro->ctr[k].name;
     char more[48] = "";
     if (n > 1)
         snprintf(more, sizeof more, " and %zu more events", n - 1);
@@ -413,17 +409,43 @@ static void note_over_budget(const runner_output *ro, unsigned long budget)
             "too long to add to this run; -backend emu counts them", first, more, budget);
 }
 
+/* The table's default events this backend cannot count are left out (the
+ * user did not ask for them), said in one note; -config or -events list
+ * every event, unavailable ones included. */
+static void drop_unmeasured(bench_result *r)
+{
+    size_t kept = 0, dropped = 0;
+    for (size_t i = 0; i < r->n_ev; i++) {
+        if (r->ev[i].unavailable && !r->ev[i].lost && !r->ev[i].step_over) {
+            free(r->ev[i].samples[0]);
+            free(r->ev[i].samples[1]);
+            dropped++;
+            continue;
+        }
+        r->ev[kept++] = r->ev[i];
+    }
+    r->n_ev = kept;
+    if (dropped)
+        nb_note("%zu of the event table's default events need a hardware PMU and are not "
+                "shown (nb -cpu_info says why there is none; -config all or -events lists "
+                "them)", dropped);
+}
+
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
-                      bench_result *out, char *err, size_t errlen)
+                      bench_result *out, nb_error *err)
 {
+    nb_error dummy;
+    if (!err)
+        err = &dummy;
+    nb_error_clear(err);
     memset(out, 0, sizeof *out);
     long copies[2];
-    int rc = plan_copies(o, c, copies, err, errlen);
+    int rc = plan_copies(o, c, copies, err);
     if (rc)
         return rc;
-    if ((rc = session_backend(s, o, cpu, n_events, err, errlen)) ||
-        (rc = session_plan(s, events, n_events, err, errlen)))
+    if ((rc = session_backend(s, o, cpu, n_events, err)) ||
+        (rc = session_plan(s, events, n_events, err)))
         return rc;
     const pmu_backend *be = s->be;
     out->backend = be->name;
@@ -462,12 +484,15 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         if (!runs)
             rc = unavailable_output(opened, job.p.n_measurements, over, &ro);
         else
-            rc = runner_run(&job, &ro, err, errlen);
+            rc = runner_run(&job, &ro, err);
         fresh &= !runs;
+        if (rc == NB_ENOMEM && !err->message[0])
+            nb_error_set(err, rc, "out of memory");
         if (rc == 0) {
-            bool stepped = opened && opened->stepped;
-            rc = add_results(o, &ro, g, (size_t)job.p.n_measurements, stepped, out,
-                             out->normalization);
+            rc = add_results(o, &ro, g, (size_t)job.p.n_measurements, opened && opened->stepped,
+                             out, out->normalization);
+            if (rc)
+                nb_error_set(err, rc, "out of memory");
             add_calibration(out, &ro, &cal_all, &n_cal_all);
             if (ro.step_over)
                 note_over_budget(&ro, opened->step_budget);
@@ -477,49 +502,52 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         }
     }
     free(cal_all);
+    if (rc == 0 && s->cfg.defaults)
+        drop_unmeasured(out);
     if (rc)
         bench_result_free(out);
     return rc;
 }
 
 int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
-              size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
-              size_t errlen)
+              size_t n_events, const cpu_info *cpu, bench_result *out, nb_error *err)
 {
     bench_session *s = bench_session_new();
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return NB_ENOMEM;
-    }
+    if (!s)
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     s->emu_default = true;
-    int rc = bench_session_run(s, o, c, events, n_events, cpu, out, err, errlen);
+    int rc = bench_session_run(s, o, c, events, n_events, cpu, out, err);
     bench_session_free(s);
     return rc;
 }
 
 int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,
-                  const cpu_info *cpu, char *err, size_t errlen)
+                  const cpu_info *cpu, nb_error *err)
 {
+    nb_error dummy;
+    if (!err)
+        err = &dummy;
+    nb_error_clear(err);
     pmu_config cfg;
     config_from(o, cpu, n_events, true, &cfg);
     const pmu_backend *be = NULL;
-    char why[1024];
     /* A forced backend prints its plan even where it could not run. */
     switch (o->backend) {
     case PMU_BACKEND_PERF: be = &pmu_perf_backend; break;
     case PMU_BACKEND_MSR: be = &pmu_msr_backend; break;
     case PMU_BACKEND_TSC: be = &pmu_tsc_backend; break;
     case PMU_BACKEND_EMU: be = &pmu_emu_backend; break;
-    default: be = pmu_select(PMU_BACKEND_AUTO, &cfg, why, sizeof why); break;
+    default: be = pmu_select(PMU_BACKEND_AUTO, &cfg, err); break;
     }
     if (!be) {
-        snprintf(err, errlen, "no usable counter backend: %s", why);
+        nb_error_prefix(err, "no usable counter backend");
         return NB_EUNSUPPORTED;
     }
+    nb_error_clear(err);
     pmu_plan plan;
-    int rc = be->plan(&cfg, events, n_events, &plan);
+    int rc = pmu_plan_make(be, &cfg, events, n_events, &plan, err);
     if (rc) {
-        snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
+        nb_error_prefix(err, "%s: cannot group the events", be->name);
         return rc;
     }
     be->dry_run(f, &cfg, &plan);
@@ -560,10 +588,10 @@ void bench_result_free(bench_result *r)
     r->n_ev = 0;
 }
 
-const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, char *why, size_t whylen)
+const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, nb_error *why)
 {
     pmu_config cfg;
     config_from(o, cpu, 0, true, &cfg);
-    const pmu_backend *be = pmu_select(o->backend, &cfg, why, whylen);
+    const pmu_backend *be = pmu_select(o->backend, &cfg, why);
     return be ? be->name : NULL;
 }

@@ -16,12 +16,11 @@ static emu_prog prog_of(const codegen_prog *p)
     };
 }
 
-int step_begin(const pmu_counter *ctr, size_t n, char *err, size_t errlen)
+int step_begin(const pmu_counter *ctr, size_t n, nb_error *err)
 {
     if (emu_step_begin(ctr, n) == 0)
         return 0;
-    snprintf(err, errlen, "cannot install the stepper's signal handlers");
-    return NB_ESYSTEM;
+    return nb_error_set(err, NB_ESYSTEM, "cannot install the stepper's signal handlers");
 }
 
 void step_warm(const codegen_prog *p)

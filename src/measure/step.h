@@ -25,6 +25,7 @@
 
 #include "pmu/pmu.h"
 #include "pmu/tsc_method.h"
+#include "sys/error.h"
 
 typedef struct step_outcome {
     uint64_t steps;          /* traps taken in the stepped runs */
@@ -32,8 +33,8 @@ typedef struct step_outcome {
     bool unknown;            /* the decoder did not know an instruction */
 } step_outcome;
 
-/* Install the stepper for a group's counters; 0 or a status with err. */
-int step_begin(const pmu_counter *ctr, size_t n, char *err, size_t errlen);
+/* Install the stepper for a group's counters; 0 or a status in *err. */
+int step_begin(const pmu_counter *ctr, size_t n, nb_error *err);
 
 /* One run of p, native (a warm-up). */
 void step_warm(const codegen_prog *p);

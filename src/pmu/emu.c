@@ -32,10 +32,13 @@
 /* Events per group of events no backend here counts (never run). */
 #define NONE_GROUP_MAX 16
 
-static int emu_probe(const pmu_config *cfg, char *why, size_t whylen)
+static int emu_probe(const pmu_config *cfg, nb_error *err)
 {
     (void)cfg;
-    return emu_step_works(why, whylen) ? 0 : NB_EUNSUPPORTED;
+    char why[256];
+    if (emu_step_works(why, sizeof why))
+        return 0;
+    return nb_error_set(err, NB_EUNSUPPORTED, "%s", why);
 }
 
 static cpu_vendor vendor_of(const pmu_config *cfg)
@@ -81,7 +84,8 @@ static int split(const pmu_config *cfg, const nb_event *ev, size_t n, nb_event *
     return 0;
 }
 
-static int emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
+static int emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out,
+                    nb_error *err)
 {
     out->groups = NULL;
     out->n_groups = 0;
@@ -89,7 +93,7 @@ static int emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_pla
     size_t n_yes, n_no;
     int rc = split(cfg, ev, n, &yes, &n_yes, &no, &n_no);
     if (rc)
-        return rc;
+        return nb_error_set(err, rc, "out of memory");
     if (cfg->fixed_counters && (rc = pmu_plan_push(out, NULL, 0)) == 0)
         out->groups[0].emulated = true;
     if (rc == 0)
@@ -98,8 +102,10 @@ static int emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_pla
         rc = push_groups(out, no, n_no, NONE_GROUP_MAX, false);
     free(yes);
     free(no);
-    if (rc)
+    if (rc) {
         pmu_plan_free(out);
+        nb_error_set(err, rc, "out of memory");
+    }
     return rc;
 }
 
@@ -114,13 +120,14 @@ static void set_counter(pmu_counter *c, const char *name, uint32_t emu, uint32_t
     c->emu = emu;
 }
 
-static int emu_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out)
+static int emu_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out,
+                    nb_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t n = g->n_events ? g->n_events : 1;
     out->ctr = calloc(n, sizeof *out->ctr);
     if (!out->ctr)
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     out->n_ctr = n;
     if (g->n_events == 0)
         set_counter(&out->ctr[0], "Instructions retired", EMU_BIT(EMU_INSTRUCTIONS), 0);
@@ -155,7 +162,7 @@ static void dry_run_group(FILE *f, const pmu_config *cfg, const pmu_group_plan *
 {
     pmu_group g;
     fprintf(f, "group=%zu%s\n", i, gp->emulated ? " stepped" : "");
-    if (emu_open(cfg, gp, &g) != 0)
+    if (emu_open(cfg, gp, &g, NULL) != 0)
         return;
     for (size_t k = 0; k < g.n_ctr; k++) {
         fprintf(f, "  counter=%s ", g.ctr[k].name);
@@ -189,7 +196,21 @@ const pmu_backend pmu_emu_backend = {
 
 /* ---- tsc+emu ---- */
 
-static int tsc_emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
+/* Whether the tsc backend's group measures anything (its clock group). */
+static bool tsc_measures(const pmu_config *cfg, const pmu_group_plan *gp)
+{
+    pmu_group g;
+    if (pmu_tsc_backend.open(cfg, gp, &g, NULL) != 0)
+        return false;
+    bool any = false;
+    for (size_t k = 0; k < g.n_ctr; k++)
+        any |= g.ctr[k].read != PMU_READ_NONE;
+    pmu_tsc_backend.close(&g);
+    return any;
+}
+
+static int tsc_emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out,
+                        nb_error *err)
 {
     out->groups = NULL;
     out->n_groups = 0;
@@ -197,22 +218,24 @@ static int tsc_emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu
     size_t n_yes, n_no;
     int rc = split(cfg, ev, n, &yes, &n_yes, &no, &n_no);
     if (rc)
-        return rc;
+        return nb_error_set(err, rc, "out of memory");
     pmu_plan tsc = {0}, emu = {0};
-    rc = pmu_tsc_backend.plan(cfg, no, n_no, &tsc);
-    if (rc == 0)
-        rc = push_groups(&emu, yes, n_yes, emu_group_max(cfg), true);
-    /* the clock group, the emulated groups, the rest */
-    size_t total = tsc.n_groups + emu.n_groups;
+    rc = pmu_tsc_backend.plan(cfg, no, n_no, &tsc, err);
+    if (rc == 0 && (rc = push_groups(&emu, yes, n_yes, emu_group_max(cfg), true)) != 0)
+        nb_error_set(err, rc, "out of memory");
+    /* what tsc measures (the clock, cycles events), the emulated groups,
+     * the rest */
+    size_t total = tsc.n_groups + emu.n_groups, k = 0;
     if (rc == 0 && total && !(out->groups = calloc(total, sizeof *out->groups)))
-        rc = NB_ENOMEM;
+        rc = nb_error_set(err, NB_ENOMEM, "out of memory");
     if (rc == 0) {
-        size_t k = 0;
-        for (size_t i = 0; i < tsc.n_groups; i++) {
+        size_t lead = tsc.n_groups && tsc_measures(cfg, &tsc.groups[0]) ? 1 : 0;
+        for (size_t i = 0; i < lead; i++)
             out->groups[k++] = tsc.groups[i];
-            for (size_t j = 0; i == 0 && j < emu.n_groups; j++)
-                out->groups[k++] = emu.groups[j];
-        }
+        for (size_t j = 0; j < emu.n_groups; j++)
+            out->groups[k++] = emu.groups[j];
+        for (size_t i = lead; i < tsc.n_groups; i++)
+            out->groups[k++] = tsc.groups[i];
         out->n_groups = k;
         free(tsc.groups);
         free(emu.groups);
@@ -225,11 +248,12 @@ static int tsc_emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu
     return rc;
 }
 
-static int tsc_emu_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out)
+static int tsc_emu_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out,
+                        nb_error *err)
 {
     if (!g->emulated)
-        return pmu_tsc_backend.open(cfg, g, out);
-    int rc = emu_open(cfg, g, out);
+        return pmu_tsc_backend.open(cfg, g, out, err);
+    int rc = emu_open(cfg, g, out, err);
     if (rc == 0)
         out->step_budget = TSC_EMU_BUDGET;
     return rc;

@@ -105,7 +105,7 @@ uint32_t emu_resolve_event(const char *uarch, cpu_vendor vendor, const nb_event 
     if (uarch)
         vendor = evdb_uarch_vendor(uarch);
     if (ev->cmask || ev->edge || ev->inv || ev->any || ev->has_msr_3f6h || ev->has_msr_pf ||
-        ev->has_msr_rsp0 || ev->has_msr_rsp1)
+        ev->has_msr_rsp0 || ev->has_msr_rsp1 || nb_event_is_msr(ev))
         return 0;
     size_t n;
     uint32_t kinds = resolve_exact(uarch, vendor, ev, &n);
