@@ -111,6 +111,7 @@ int pmu_plan_push(pmu_plan *p, const nb_event *ev, size_t n)
     g->events = NULL;
     g->n_events = n;
     g->with_clock = false;
+    g->emulated = false;
     if (n) {
         g->events = malloc(n * sizeof *ev);
         if (!g->events)
