@@ -220,6 +220,10 @@ static void drop_plan(bench_session *s)
 
 static void drop_backend(bench_session *s)
 {
+    /* the measuring process first: restore_all() below would kill it
+     * behind the runner's back (its kill_child entry), and the next run
+     * would post to a dead process */
+    runner_stop();
     drop_plan(s);
     while (restore_pending() > s->restore_mark)
         restore_all();
