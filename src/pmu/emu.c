@@ -46,6 +46,19 @@ static cpu_vendor vendor_of(const pmu_config *cfg)
     return cfg->cpu ? cfg->cpu->vendor : CPU_VENDOR_UNKNOWN;
 }
 
+/* What the emulator counts for ev with this configuration: nothing it can
+ * see when kernel mode is asked for (-os 1: the kernel's work is never
+ * stepped), nothing at all without user mode either (a counter that counts
+ * no mode stays put), else what the table says. */
+static uint32_t kinds_for(const pmu_config *cfg, const nb_event *ev)
+{
+    if (cfg->count_os)
+        return 0;
+    if (!cfg->count_usr)
+        return EMU_BIT(EMU_NOTHING);
+    return emu_resolve_event(cfg->uarch, vendor_of(cfg), ev);
+}
+
 static size_t emu_group_max(const pmu_config *cfg)
 {
     return cfg->no_mem ? CODEGEN_NO_MEM_MAX_CTR : PMU_MAX_GROUP_CTR;
@@ -76,7 +89,7 @@ static int split(const pmu_config *cfg, const nb_event *ev, size_t n, nb_event *
         return NB_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
-        if (emu_resolve_event(cfg->uarch, vendor_of(cfg), &ev[i]))
+        if (kinds_for(cfg, &ev[i]))
             (*yes)[(*n_yes)++] = ev[i];
         else
             (*no)[(*n_no)++] = ev[i];
@@ -129,12 +142,12 @@ static int emu_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *o
     if (!out->ctr)
         return nb_error_set(err, NB_ENOMEM, "out of memory");
     out->n_ctr = n;
-    if (g->n_events == 0)
-        set_counter(&out->ctr[0], "Instructions retired", EMU_BIT(EMU_INSTRUCTIONS), 0);
+    if (g->n_events == 0)   /* what Intel's fixed counter 0 counts */
+        set_counter(&out->ctr[0], "Instructions retired",
+                    cfg->count_os ? 0 : EMU_BIT(EMU_INSTRUCTIONS), 0);
     for (size_t i = 0; i < g->n_events; i++)
         set_counter(&out->ctr[i], g->events[i].name,
-                    g->emulated ? emu_resolve_event(cfg->uarch, vendor_of(cfg), &g->events[i]) : 0,
-                    (uint32_t)i);
+                    g->emulated ? kinds_for(cfg, &g->events[i]) : 0, (uint32_t)i);
     out->stepped = g->emulated;
     out->once = true;
     return 0;
