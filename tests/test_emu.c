@@ -146,7 +146,7 @@ static void test_count_rep(void **st)
 static uint32_t resolve(const char *uarch, const char *name)
 {
     nb_event ev;
-    nb_config_error e;
+    nb_error e;
     assert_int_equal(evdb_lookup(uarch, name, &ev, &e), 0);
     return emu_resolve_event(uarch, evdb_uarch_vendor(uarch), &ev);
 }
@@ -281,7 +281,7 @@ static void run(const spec *s, nb_options *o, bench_result *r)
     if (!s->events)
         o->config = "/dev/null";   /* none: the fixed counters, all listed */
     nb_event_list ev = {0};
-    nb_config_error e;
+    nb_error e;
     if (s->events && evdb_parse_events(uarch, s->events, &ev, &e) != 0)
         fail_msg("%s", e.message);
     cpu_info ci;
