@@ -88,6 +88,8 @@ typedef struct codegen_prog {
     /* Where things landed, for fault reports (offsets from base). */
     size_t init_off, late_init_off, copies_off, copy_stride, copies_end;
     size_t n_copies;
+    size_t epilogue_off;         /* where RSP, the control words, flags and
+                                    registers are restored and it returns */
 } codegen_prog;
 
 /* Generate.  Returns 0, NB_EINPUT with a message naming the limit when the
