@@ -1,0 +1,247 @@
+/* bench/accuracy_ref: an independent reference for bench/accuracy's
+ * throughput-bound cases, whose true cycles per copy no table gives.
+ * Written apart from nb's generated code and tsc method on purpose: its own
+ * program builder and its own statistics.
+ *
+ *   accuracy_ref CODE_HEX INIT_HEX COPIES0 LOOP0 COPIES1 LOOP1 NORM [SECONDS]
+ *     -> "ref <cycles per copy> <half-width> add_ratio <r> imul_ratio <r> calls <n>"
+ *
+ * Each program is nanoBench's shape (after an lfence, COPIES copies of the
+ * code, in a loop of LOOP iterations where LOOP > 0), one execution a call,
+ * timed by rdtsc around it: how a measurement runs it.  (Repeating it
+ * inside one call is not the same code: 2,000 straight NOPs ran at 8 a
+ * cycle when looped over and at 4 when run once from a call, on a Zen 5
+ * guest.)  The two programs are called alternately for SECONDS (default
+ * 0.03), thousands of times, each call after a spin of varying length so
+ * that calls start at every phase of the TSC's coarse steps and their mean
+ * resolves below one; a call's time is kept when within max(100 ticks,
+ * 10 %) of the median (an interrupt or a preemption drops out).  The clock:
+ * every 64 calls, two pairs of loops whose difference is 50,000 chained ADDs
+ * (1 cycle) and IMULs (3), the fastest call of each (a chain can only be
+ * slowed), the smaller of the two ratios.  The half-width is three
+ * standard errors of the difference of the two means.  Registers the code
+ * may not use: R11, R13, R15 (R14 points into a zeroed 1 MiB area, as
+ * nb's does).  Pins itself to CPU 0 unless REF_CPU is set. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <math.h>
+
+typedef struct prog {
+    uint8_t *mem;
+    size_t cap, len;
+    void (*fn)(void);
+} prog;
+
+static uint64_t g_slot[8];
+static uint8_t *g_area;
+
+static void put(prog *p, const void *b, size_t n)
+{
+    if (p->len + n > p->cap) {
+        fprintf(stderr, "accuracy_ref: program too large\n");
+        exit(2);
+    }
+    memcpy(p->mem + p->len, b, n);
+    p->len += n;
+}
+
+static void put_imm64(prog *p, const uint8_t op[2], uint64_t v)
+{
+    put(p, op, 2);
+    put(p, &v, 8);
+}
+
+static void put_tsc_into_rax(prog *p)
+{
+    static const uint8_t b[] = {0x0F, 0xAE, 0xE8,         /* lfence */
+                                0x0F, 0x31,               /* rdtsc */
+                                0x48, 0xC1, 0xE2, 0x20,   /* shl rdx, 32 */
+                                0x48, 0x09, 0xD0};        /* or rax, rdx */
+    put(p, b, sizeof b);
+}
+
+/* The program: REPS x {lfence; [mov r15, LOOP]; COPIES x code; [dec r15;
+ * jnz]}, timed as a whole; the ticks land in g_slot[0]. */
+static void build(prog *p, const uint8_t *code, size_t len, const uint8_t *init,
+                  size_t init_len, long copies, long loop, long reps)
+{
+    p->cap = (size_t)copies * len + init_len + 4096;
+    p->mem = mmap(NULL, p->cap, PROT_READ | PROT_WRITE | PROT_EXEC,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p->mem == MAP_FAILED) {
+        perror("mmap");
+        exit(2);
+    }
+    p->len = 0;
+    static const uint8_t push[] = {0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57};
+    put(p, push, sizeof push);
+    static const uint8_t mov_r14[2] = {0x49, 0xBE}, mov_r11[2] = {0x49, 0xBB},
+                         mov_r13[2] = {0x49, 0xBD};
+    put_imm64(p, mov_r14, (uint64_t)(uintptr_t)(g_area + (1 << 19)));
+    static const uint8_t zero[] = {0x31, 0xC0, 0x31, 0xDB, 0x31, 0xC9, 0x31, 0xD2, 0x31, 0xF6,
+                                   0x31, 0xFF, 0x45, 0x31, 0xC0, 0x45, 0x31, 0xC9, 0x45, 0x31,
+                                   0xD2, 0x45, 0x31, 0xE4};
+    put(p, zero, sizeof zero);
+    put_imm64(p, mov_r13, (uint64_t)reps);
+    put_tsc_into_rax(p);
+    put_imm64(p, mov_r11, (uint64_t)(uintptr_t)g_slot);
+    static const uint8_t store[] = {0x49, 0x89, 0x03};   /* mov [r11], rax */
+    put(p, store, sizeof store);
+    put(p, init, init_len);
+    size_t outer = p->len;
+    static const uint8_t lfence[] = {0x0F, 0xAE, 0xE8};
+    put(p, lfence, sizeof lfence);
+    if (loop > 0) {
+        static const uint8_t mov_r15[] = {0x49, 0xC7, 0xC7};   /* mov r15, imm32 */
+        int32_t l = (int32_t)loop;
+        put(p, mov_r15, sizeof mov_r15);
+        put(p, &l, 4);
+    }
+    while (p->len % 64)
+        put(p, "\x90", 1);
+    size_t inner = p->len;
+    for (long i = 0; i < copies; i++)
+        put(p, code, len);
+    static const uint8_t dec_r15[] = {0x49, 0xFF, 0xCF}, dec_r13[] = {0x49, 0xFF, 0xCD},
+                         jnz[] = {0x0F, 0x85};
+    int32_t rel;
+    if (loop > 0) {
+        put(p, dec_r15, sizeof dec_r15);
+        put(p, jnz, 2);
+        rel = (int32_t)((long)inner - (long)(p->len + 4));
+        put(p, &rel, 4);
+    }
+    put(p, dec_r13, sizeof dec_r13);
+    put(p, jnz, 2);
+    rel = (int32_t)((long)outer - (long)(p->len + 4));
+    put(p, &rel, 4);
+    put_tsc_into_rax(p);
+    put_imm64(p, mov_r11, (uint64_t)(uintptr_t)g_slot);
+    static const uint8_t sub_store[] = {0x49, 0x2B, 0x03, 0x49, 0x89, 0x03};
+    put(p, sub_store, sizeof sub_store);
+    static const uint8_t pop[] = {0x41, 0x5F, 0x41, 0x5E, 0x41, 0x5D, 0x41, 0x5C, 0x5D, 0x5B, 0xC3};
+    put(p, pop, sizeof pop);
+    p->fn = (void (*)(void))(void *)p->mem;
+}
+
+static double run(const prog *p)
+{
+    p->fn();
+    return (double)g_slot[0];
+}
+
+static size_t unhex(const char *s, uint8_t **out)
+{
+    size_t n = strlen(s) / 2;
+    *out = malloc(n + 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        if (sscanf(s + 2 * i, "%2x", &v) != 1) {
+            fprintf(stderr, "accuracy_ref: bad hex\n");
+            exit(2);
+        }
+        (*out)[i] = (uint8_t)v;
+    }
+    return n;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The mean of the calls within max(100 ticks, 10 %) of their median, and its
+ * standard error: a preempted or interrupted call drops out. */
+static void window_mean(const double *v, size_t n, double *mean, double *se)
+{
+    double *s = malloc(n * sizeof *s);
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, dcmp);
+    double med = s[n / 2], w = fmax(100, 0.1 * med), sum = 0, sq = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(v[i] - med) <= w) {
+            sum += v[i];
+            sq += v[i] * v[i];
+            k++;
+        }
+    *mean = sum / (double)k;
+    *se = sqrt(fmax(0, sq / (double)k - *mean * *mean) / (double)k);
+    free(s);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#define MAX_CALLS 200000
+
+int main(int argc, char **argv)
+{
+    if (argc < 8) {
+        fprintf(stderr, "usage: accuracy_ref CODE_HEX INIT_HEX COPIES0 LOOP0 COPIES1 LOOP1 "
+                        "NORM [SECONDS]\n");
+        return 2;
+    }
+    const char *c = getenv("REF_CPU");
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(c ? atoi(c) : 0, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    g_area = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *code, *init;
+    size_t len = unhex(argv[1], &code), init_len = unhex(argv[2], &init);
+    long copies[2] = {atol(argv[3]), atol(argv[5])}, loops[2] = {atol(argv[4]), atol(argv[6])};
+    double norm = atof(argv[7]), secs = argc > 8 ? atof(argv[8]) : 0.3;
+
+    prog m[2], cal[2][2];
+    for (int r = 0; r < 2; r++)
+        build(&m[r], code, len, init, init_len, copies[r], loops[r], 1);
+    static const uint8_t add[] = {0x48, 0x01, 0xC0}, imul[] = {0x48, 0x0F, 0xAF, 0xC0};
+    build(&cal[0][0], add, sizeof add, NULL, 0, 100, 500, 1);
+    build(&cal[0][1], add, sizeof add, NULL, 0, 200, 500, 1);
+    build(&cal[1][0], imul, sizeof imul, NULL, 0, 100, 500, 1);
+    build(&cal[1][1], imul, sizeof imul, NULL, 0, 200, 500, 1);
+    const double ops = 100.0 * 500.0;
+
+    static double t[2][MAX_CALLS];
+    double best[4] = {1e300, 1e300, 1e300, 1e300};
+    size_t n = 0;
+    for (int w = 0; w < 10; w++)
+        run(&m[0]), run(&m[1]);
+    double t0 = now();
+    while (n < MAX_CALLS && (n < 200 || now() - t0 < secs)) {
+        for (int r = 0; r < 2; r++) {
+            /* a spin of varying length first: the call starts at every
+             * phase of the TSC's steps, so their mean resolves below one */
+            for (volatile unsigned d = 0; d < (n * 7 + (size_t)r * 3) % 41; d++)
+                ;
+            t[r][n] = run(&m[r]);
+        }
+        if (n % 64 == 0)
+            for (int k = 0; k < 4; k++) {
+                double c = run(&cal[k / 2][k % 2]);
+                best[k] = c < best[k] ? c : best[k];
+            }
+        n++;
+    }
+    double mean[2], se[2];
+    for (int r = 0; r < 2; r++)
+        window_mean(t[r], n, &mean[r], &se[r]);
+    double ra = (best[1] - best[0]) / ops, ri = (best[3] - best[2]) / (3 * ops);
+    double ratio = ra < ri ? ra : ri;
+    double v = (mean[1] - mean[0]) / norm / ratio;
+    double hw = 3 * sqrt(se[0] * se[0] + se[1] * se[1]) / norm / ratio;
+    printf("ref %.5f %.5f add_ratio %.5f imul_ratio %.5f calls %zu\n", v, hw, ra, ri, n);
+    return 0;
+}
