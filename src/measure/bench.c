@@ -12,7 +12,9 @@
 #include "pmu/common.h"
 #include "pmu/emu.h"
 #include "pmu/pmu.h"
+#include "pmu/tsc_estimate.h"
 #include "sys/error.h"
+#include "sys/fileio.h"
 #include "sys/restore.h"
 #include "measure/runner.h"
 #include "measure/stats.h"
@@ -60,8 +62,54 @@ static int plan_copies(const nb_options *o, const bench_code *c, long copies[2],
     return 0;
 }
 
+/* Standard error of the mean of n values (0 for n < 2). */
+static double std_error(const double *v, size_t n)
+{
+    if (n < 2)
+        return 0;
+    double m = 0, q = 0;
+    for (size_t i = 0; i < n; i++)
+        m += v[i];
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        q += (v[i] - m) * (v[i] - m);
+    return sqrt(q / (double)(n - 1) / (double)n);
+}
+
+/* The half-width of e's value before normalization (see
+ * bench_event_result.uncertainty). */
+static double raw_uncertainty(const bench_event_result *e, const runner_output *ro, size_t k)
+{
+    if (e->exact)
+        return 0;
+    if (ro->has_unc && k < PMU_MAX_GROUP_CTR)
+        return ro->unc[k];
+    if (e->n_samples < 2)
+        return NAN;
+    return TSC_Z * hypot(std_error(e->samples[0], e->n_samples),
+                         std_error(e->samples[1], e->n_samples));
+}
+
+/* Whether e is pinned down (see bench_event_result.uncertain); a warning
+ * where not. */
+static void judge_uncertainty(bench_event_result *e, double norm, double per_copy, bool works)
+{
+    if (e->unavailable || !isfinite(e->uncertainty))
+        return;
+    double v = e->value * norm / per_copy, u = e->uncertainty * norm / per_copy;
+    bool impossible = e->estimated && works && v + u < 0;
+    e->uncertain = u > bench_tolerance(v) || impossible;
+    if (impossible)
+        nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
+                "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
+    else if (e->uncertain)
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (the host "
+                "is busy, or the difference is too small for the clock: raise -unroll_count "
+                "or -loop_count)", e->name, v, u);
+}
+
 static int add_results(const nb_options *o, const runner_output *ro, size_t group, size_t n,
-                       bool stepped, bench_result *r, double norm)
+                       bool stepped, bench_result *r, double norm, double per_copy, bool works)
 {
     bench_event_result *ev = realloc(r->ev, (r->n_ev + ro->n_ctr) * sizeof *ev);
     if (!ev)
@@ -77,6 +125,7 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
         e->step_over = ro->step_over && ro->ctr[k].emu;
         e->overflow = ro->overflow[k];
         e->lost = k < PMU_MAX_GROUP_CTR ? ro->lost[k] : PMU_KEPT;
+        e->uncertainty = NAN;
         if (e->lost) {
             e->unavailable = true;
             nb_warn("%s: not read: %s", e->name, pmu_lost_text((pmu_lost)e->lost));
@@ -94,6 +143,8 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
         for (int run = 0; run < 2; run++)
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;
+        e->uncertainty = raw_uncertainty(e, ro, k) / norm;
+        judge_uncertainty(e, norm, per_copy, works);
         /* -range: the widest per-copy difference the samples allow (second
          * run's min minus first run's max, and the reverse), so the range
          * always contains the aggregate. */
@@ -103,6 +154,11 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
         e->max = fmax(lo, hi);
     }
     return 0;
+}
+
+double bench_tolerance(double per_copy)
+{
+    return tsc_tolerance(per_copy);
 }
 
 static bool group_reads_anything(const pmu_group *g)
@@ -148,11 +204,18 @@ static void add_calibration(bench_result *r, const runner_output *ro, double **a
     if (r->cal.n_cal == 0) {
         r->cal.ticks_per_cycle_run[0] = ro->cal_run[0];
         r->cal.ticks_per_cycle_run[1] = ro->cal_run[1];
+        r->cal.ticks_per_cycle_hw = ro->cal_hw;
         r->cal.tsc_ghz = ro->tsc_ghz;
         r->cal.alu_slowdown = ro->alu_slowdown;
+        r->cal.alu_slowdown_hw = ro->alu_slowdown_hw;
+        for (int i = 0; i < 2; i++) {
+            r->cal.runs[i] = ro->runs[i];
+            r->cal.kept[i] = ro->kept[i];
+        }
+        r->cal.passes = ro->passes;
     }
     r->cal.n_cal = *n_all;
-    r->cal.ticks_per_cycle = stats_median(v, *n_all);
+    r->cal.ticks_per_cycle = *n_all == ro->n_cal ? ro->cal_run[0] : stats_median(v, *n_all);
     r->cal.ticks_per_cycle_min = stats_min(v, *n_all);
     r->cal.ticks_per_cycle_max = stats_max(v, *n_all);
     if (r->cal.ticks_per_cycle > 0)
@@ -365,7 +428,7 @@ static measure_params measure_params_of(const nb_options *o)
         .initial_warm_up_count = o->initial_warm_up_count, .loop_count = o->loop_count,
         .alignment_offset = o->alignment_offset, .no_mem = o->no_mem, .df = o->df,
         .debug = o->debug, .r14_size = o->r14_size > 0 ? (size_t)o->r14_size : (size_t)1 << 20,
-        .r14_mid = o->r14_size <= 0, .timeout = o->timeout,
+        .r14_mid = o->r14_size <= 0, .timeout = o->timeout, .agg = (int)o->agg,
     };
 }
 
@@ -495,7 +558,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
             nb_error_set(err, rc, "out of memory");
         if (rc == 0) {
             rc = add_results(o, &ro, g, (size_t)job.p.n_measurements, opened && opened->stepped,
-                             out, out->normalization);
+                             out, out->normalization, (double)reps, c->code_len > 0);
             if (rc)
                 nb_error_set(err, rc, "out of memory");
             add_calibration(out, &ro, &cal_all, &n_cal_all);
@@ -572,14 +635,25 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
                  stepped, r->steps ? ")" : "");
         return;
     }
-    char busy[128] = "";
-    if (k->alu_slowdown > 0.005)
-        snprintf(busy, sizeof busy, "; 1-cycle ALU chains ran %.1f%% slow (the other hyperthread "
-                 "of this core is busy)", 100 * k->alu_slowdown);
-    snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f ticks/core cycle "
-             "[%.4f;%.4f] from %zu calibrations, core ~%.2f GHz%s%s)",
-             r->backend, k->tsc_ghz, k->ticks_per_cycle, k->ticks_per_cycle_min,
-             k->ticks_per_cycle_max, k->n_cal, k->core_ghz, busy, stepped);
+    /* the ADD chain ran slower than the clock beyond both chains'
+     * uncertainty: something shares the core's ALUs; a sibling hyperthread
+     * only where this system has SMT on */
+    char busy[192] = "", smt[8] = "";
+    bool shared = k->alu_slowdown_hw > 0 && k->alu_slowdown > k->alu_slowdown_hw &&
+                  k->alu_slowdown > 0.005;
+    if (shared)
+        snprintf(busy, sizeof busy, "; 1-cycle ALU chains ran %.1f%% slow, +/- %.1f%% (%s)",
+                 100 * k->alu_slowdown, 100 * k->alu_slowdown_hw,
+                 file_read_line("", "/sys/devices/system/cpu/smt/active", smt, sizeof smt) &&
+                         strcmp(smt, "1") == 0
+                     ? "the other hyperthread of this core is busy"
+                     : "SMT is off here: the core is shared from outside, e.g. by a VM's host");
+    char hw[48] = "";
+    if (isfinite(k->ticks_per_cycle_hw))
+        snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);
+    snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f%s ticks/core cycle "
+             "from %zu calibrations, core ~%.2f GHz%s%s)",
+             r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->n_cal, k->core_ghz, busy, stepped);
 }
 
 void bench_result_free(bench_result *r)

@@ -42,6 +42,18 @@ typedef struct bench_event_result {
                                 (unavailable is set too) */
     size_t group;            /* which group (benchmark execution) measured it */
     double value;            /* the result, normalized unless -no_normalization */
+    /* The half-width of nb's interval for value, in its unit: the truth
+     * lies within value +/- uncertainty (statistical: TSC_Z standard errors
+     * of the difference of the two runs, the clock's share for estimated
+     * cycles, and how far the printed aggregate lies from the estimate it
+     * came with); 0 for exact counts, NAN where unavailable or unknown (a
+     * counter with one sample). */
+    double uncertainty;
+    /* The value is not pinned down: its uncertainty per copy is above
+     * max(0.02, 1.5 %) of it (bench_tolerance), or it is impossible
+     * (negative estimated cycles beyond its uncertainty on code that does
+     * work).  A warning says so; the value is printed as measured. */
+    bool uncertain;
     double min, max;         /* -range: from the per-run minima and maxima */
     double agg[2];           /* aggregate of the first and second run */
     double *samples[2];      /* n_samples raw m2-m1 readings of each run */
@@ -51,6 +63,7 @@ typedef struct bench_event_result {
 /* The calibrated-TSC backend's figures (n_cal == 0 for other backends). */
 typedef struct bench_calibration {
     double ticks_per_cycle;          /* the value used (median of all) */
+    double ticks_per_cycle_hw;       /* its half-width (as bench_event_result's) */
     double ticks_per_cycle_run[2];   /* used for the first and second run */
     double ticks_per_cycle_min, ticks_per_cycle_max;
     size_t n_cal;                    /* calibration measurements taken */
@@ -61,6 +74,11 @@ typedef struct bench_calibration {
      * other hyperthread of the core competing for the ALUs.  Short-latency
      * benchmarks read that much high then, as a PMU would count them. */
     double alu_slowdown;
+    double alu_slowdown_hw;          /* its half-width; 0: not known (the ADD
+                                        chain is the clock) */
+    /* The tsc method's work for the clock's group: runs of each program
+     * made and kept as undisturbed, passes over the samples (0: none). */
+    size_t runs[2], kept[2], passes;
 } bench_calibration;
 
 typedef struct bench_result {
@@ -103,11 +121,15 @@ void bench_session_set_roots(bench_session *s, const char *dev_root, const char 
 int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,
                   const cpu_info *cpu, nb_error *err);
 
-/* "tsc (TSC 2.10 GHz, 0.5676 ticks/core cycle [0.5671;0.5680] from 30
- * calibrations, core ~3.70 GHz)" — what main prints after "nb: backend: ". */
+/* "tsc (CORE_CYCLES estimated: TSC 2.096 GHz, 0.6020 +/- 0.0015 ticks/core
+ * cycle from 5 calibrations, core ~3.48 GHz)" — what main prints after
+ * "nb: backend: ". */
 void bench_backend_line(const bench_result *r, char *buf, size_t buflen);
 
 void bench_result_free(bench_result *r);
+
+/* The tolerance nb holds a value to, per copy: max(0.02, 1.5 %) of it. */
+double bench_tolerance(double per_copy);
 
 /* The backend bench_run would use with these options (-cpu_info), or NULL;
  * the refusals of the backends tried before it are the message of *why. */

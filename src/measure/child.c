@@ -370,6 +370,39 @@ static pmu_group *child_group(const worker_job *w)
     return &k->grp;
 }
 
+/* The tsc method's outcome into the mapping: estimated-cycles samples
+ * divided by the clock, each counter's difference and its half-width
+ * (cycles: the clock's own half-width added, in proportion), the clock. */
+static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samples,
+                       size_t per_run, long n)
+{
+    shared_hdr *h = g_hdr;
+    double ratio = to->ratio;
+    h->n_cal = to->n_cal;
+    h->cal_run[0] = h->cal_run[1] = ratio;
+    h->cal_hw = to->ratio_hw;
+    h->alu_slowdown = to->n_add ? to->add_ratio / ratio - 1 : 0;
+    h->alu_slowdown_hw = to->n_add && to->chain != 0 ? (to->add_ratio_hw + to->ratio_hw) / ratio
+                                                     : 0;
+    h->has_unc = to->logged;
+    h->runs[0] = to->runs[0];
+    h->runs[1] = to->runs[1];
+    h->kept[0] = to->kept[0];
+    h->kept[1] = to->kept[1];
+    h->passes = to->passes;
+    for (size_t k = 0; k < grp->n_ctr; k++) {
+        bool cyc = grp->ctr[k].tsc_cycles;
+        h->diff[k] = cyc ? to->diff[k] / ratio : to->diff[k];
+        h->unc[k] = tsc_half_width(to->diff[k], to->unc[k], to->agg_off[k], cyc ? ratio : 0,
+                                   to->ratio_hw);
+        if (!cyc)
+            continue;
+        for (int r = 0; r < 2; r++)
+            for (long i = 0; i < n; i++)
+                samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /= ratio;
+    }
+}
+
 /* One run, as the parent described it in h->job; results into the mapping. */
 static void child_run(double *samples)
 {
@@ -457,6 +490,7 @@ static void child_run(double *samples)
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
         settle = g_start.hot_tsc_ghz <= 0;
+        cal_dither_setup(&g_cal.cp);
     }
     if (tsc_cal) {
         h->imul_latency = g_cal.cp.n > 1 ? g_cal.cp.ch[1].latency : 0;
@@ -489,27 +523,26 @@ static void child_run(double *samples)
         {.p = &first, .run = run_measured, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
         {.p = &second, .run = run_measured, .samples = samples + per_run, .enough = enough},
     };
-    size_t n_add = 0, n_cal = 0;
     step_outcome so;
+    tsc_outcome to;
+    memset(&to, 0, sizeof to);
     if (w->stepped) {
         step_measure(rs, o->warm_up_count, n, grp.n_ctr, grp.ctr, h->overflow, w->step_budget, &so);
         h->steps = so.steps;
         h->step_over = so.over;
     } else {
-        n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);
+        /* a result per execution of the code: the second program's
+         * executions of it beyond the first's (see INNER_EXEC) */
+        tsc_goal goal = {.execs = execs >= 1 ? execs : 1,
+                         .budget_ticks = TSC_BUDGET_NS * g_cal.tsc_ghz, .agg = o->agg};
+        if ((rc = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &goal,
+                          &to, &err)))
+            child_fail(&err);
     }
     if (kept && w->backend->verify)
         w->backend->verify(kept, h->lost);
-    if (tsc_cal) {
-        h->n_cal = n_cal;
-        h->cal_run[0] = h->cal_run[1] = stats_median(ratio, n_cal);
-        h->alu_slowdown = n_add ? stats_median(add_ratio, n_add) / h->cal_run[0] - 1 : 0;
-        for (int r = 0; r < 2; r++)
-            for (size_t k = 0; k < grp.n_ctr; k++)
-                if (grp.ctr[k].tsc_cycles)
-                    for (long i = 0; i < n; i++)
-                        samples[(size_t)r * per_run + k * (size_t)n + (size_t)i] /= h->cal_run[r];
-    }
+    if (tsc_cal)
+        tsc_finish(&to, &grp, samples, per_run, n);
     codegen_free(&first);
     codegen_free(&second);
     if (once.base)

@@ -47,6 +47,7 @@ typedef struct measure_params {
     size_t r14_size;             /* bytes */
     bool r14_mid;                /* R14 in the middle of its area (no -r14_size) */
     double timeout;              /* seconds, 0 = none */
+    int agg;                     /* nb_agg: the tsc method aims the printed value */
 } measure_params;
 
 typedef struct runner_job {
@@ -77,11 +78,19 @@ typedef struct runner_output {
     bool step_over;              /* ... ran over its step_budget: its counters
                                     are unavailable */
     double cal_run[2];           /* ticks per core cycle used for each run */
+    double cal_hw;               /* its half-width */
     double *cal;                 /* every calibration value */
     size_t n_cal;
     double tsc_ghz;
     double alu_slowdown;         /* how much slower the 1-cycle ADD chain ran
                                     than the clock (sibling hyperthread) */
+    double alu_slowdown_hw;      /* its half-width (0: the clock is the ADD chain) */
+    /* The tsc method's estimate (has_unc): per counter, second minus first
+     * program (the means of their undisturbed runs) and its half-width, in
+     * the counter's unit, before normalization; runs made and kept, passes. */
+    bool has_unc;
+    double diff[PMU_MAX_GROUP_CTR], unc[PMU_MAX_GROUP_CTR];
+    size_t runs[2], kept[2], passes;
 } runner_output;
 
 /* Returns 0, or NB_EFAULT or another negative status with the message in

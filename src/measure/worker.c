@@ -264,6 +264,7 @@ static void worker_post(const runner_job *job)
     h->status = 0;
     nb_error_clear(&h->err);
     h->n_cal = 0;
+    h->has_unc = false;
     memset(h->overflow, 0, sizeof h->overflow);
     memset(h->lost, 0, sizeof h->lost);
     w->p = job->p;
@@ -424,6 +425,14 @@ int runner_run(const runner_job *job, runner_output *out, nb_error *err)
             memcpy(out->cal, samples + 2 * per_run, h->n_cal * sizeof *out->cal);
             out->cal_run[0] = h->cal_run[0];
             out->cal_run[1] = h->cal_run[1];
+            out->cal_hw = h->cal_hw;
+            out->alu_slowdown_hw = h->alu_slowdown_hw;
+            out->has_unc = h->has_unc;
+            memcpy(out->diff, h->diff, sizeof out->diff);
+            memcpy(out->unc, h->unc, sizeof out->unc);
+            memcpy(out->runs, h->runs, sizeof out->runs);
+            memcpy(out->kept, h->kept, sizeof out->kept);
+            out->passes = h->passes;
             out->tsc_ghz = h->tsc_ghz;
             if (h->n_cal) {
                 g_last_tsc_ghz = h->tsc_ghz;

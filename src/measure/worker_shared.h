@@ -76,8 +76,15 @@ typedef struct shared_hdr {
     uint64_t steps;              /* a stepped group: instructions stepped */
     bool step_over;              /* ... and whether its budget ran out */
     double cal_run[2];
+    double cal_hw;           /* the clock's half-width (tsc) */
     size_t n_cal;            /* ratios after the samples in the mapping */
-    double alu_slowdown;
+    double alu_slowdown, alu_slowdown_hw;
+    /* the tsc method's estimate (has_unc): per counter, second minus first
+     * program and its half-width, in the counter's unit (estimated cycles
+     * for tsc_cycles counters), before normalization */
+    bool has_unc;
+    double diff[CODEGEN_MAX_CTR], unc[CODEGEN_MAX_CTR];
+    size_t runs[2], kept[2], passes;
     double tsc_ghz;
     double imul_latency;     /* the IMUL chain's, 0 if not used */
 } shared_hdr;

@@ -24,10 +24,13 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <x86intrin.h>
 
 #include "lib/clock.h"
 #include "measure/stats.h"
+#include "pmu/tsc_estimate.h"
 #include "pmu/tsc_method.h"
+#include "sys/status.h"
 
 /* Mean of the values within max(ROBUST_TOL_TICKS, 2%) of their median: the
  * mean keeps the dithering that sub-step resolution needs (see INNER_TICKS),
@@ -141,6 +144,8 @@ static void cal_free(cal_progs *cp)
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err)
 {
     cp->run = run;
+    cp->step = 1;
+    cp->spin_per_tick = 0;
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
      * immediate ADDs at rename, so an immediate chain runs faster than one
      * cycle per ADD there (seen on an Emerald Rapids guest: "8.9 GHz"). A
@@ -185,66 +190,220 @@ static bool chain_runs(const cal_progs *cp, size_t k, long i, long n)
     return n < CAL_TURNS_MIN || (size_t)i % cp->n == k;
 }
 
-/* Sample i of a run (i < 0: a discarded warm-up run).  With the
- * calibration chains (tsc backend) a kept sample is the robust mean of
- * INNER_MIN..INNER_MAX back-to-back runs (see INNER_TICKS, INNER_EXEC), and
- * the first CAL_PER_SAMPLE of them are each followed by one run of the
- * chains whose turn it is (see chain_runs()). */
-static void sample(run_state *rs, long i, long n, const cal_progs *cp, bool calibrate,
-                   size_t n_ctr, const pmu_counter *ctr, bool *ovf)
+/* The tsc method's working state for one measurement (child only). */
+typedef struct tsc_work {
+    const cal_progs *cp;
+    size_t n_ctr;
+    const pmu_counter *ctr;
+    bool *ovf;
+    bool logged;             /* runs go to the logs (see TSC_LOG_DOUBLES) */
+    unsigned phase;          /* the dither's counter */
+    /* each chain's runs: ticks of its short and long program, and their
+     * single readings, ticks per core cycle (reported) */
+    double *cal_a[2], *cal_b[2], *cal[2];
+    size_t n_cal[2];
+    nb_error *err;
+    int status;              /* an impossible reading stops the measurement */
+} tsc_work;
+
+/* Waits for the TSC to tick, then spins a fraction of a step that moves on
+ * with every run (the golden ratio's multiples, which fill [0, 1) evenly at
+ * any count): back-to-back runs otherwise start at the same phase of a
+ * coarse TSC step again and again (seen: the 4 runs of a sample reading the
+ * same 252 ticks), and their mean cannot resolve below the step.  Returns
+ * the TSC at the tick, before the run. */
+static uint64_t dither(const cal_progs *cp, unsigned j)
 {
-    double tmp[PMU_MAX_GROUP_CTR][INNER_MAX];
-    double ca[2][CAL_PER_SAMPLE], cb[2][CAL_PER_SAMPLE];
+    uint64_t t0 = __rdtsc(), t;
+    while ((t = __rdtsc()) == t0)
+        ;
+    double frac = fmod((double)j * 0.6180339887498949, 1.0);
+    unsigned long k = (unsigned long)(frac * cp->step * cp->spin_per_tick);
+    if (k)
+        __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k) : : "cc");
+    return t;
+}
+
+/* A run's readings of the clock must lie within the time the call took:
+ * otherwise the code did not run between nb's reads (it jumped into the
+ * harness, say: one printed RDTSC 717703902385538.88, days of ticks). */
+static bool readings_possible(tsc_work *w, const double *v, double took)
+{
+    for (size_t c = 0; c < w->n_ctr; c++) {
+        if (w->ctr[c].read != PMU_READ_RDTSC || (v[c] >= 0 && v[c] <= took))
+            continue;
+        w->status = nb_error_set(w->err, NB_EFAULT, "%s: a run read %.0f TSC ticks, but %.0f "
+                                 "passed during the whole call: impossible, so nothing measured "
+                                 "can be trusted (does the code jump into nb's harness, or use "
+                                 "-no_mem's pause/resume markers unpaired?)",
+                                 w->ctr[c].name, v[c], took);
+        return false;
+    }
+    return true;
+}
+
+/* The runs per sample (tsc), sized on the first run of sample 0 (see
+ * INNER_TICKS, INNER_EXEC), and no more than the log holds for n samples. */
+static size_t inner_runs(const run_state *rs, double ticks, long n, const tsc_work *w)
+{
+    double want = INNER_TICKS / (ticks > 1 ? ticks : 1);
+    if (want > rs->enough)
+        want = rs->enough;
+    size_t inner = want >= INNER_MAX ? INNER_MAX : want <= INNER_MIN ? INNER_MIN : (size_t)want;
+    if (w->logged && inner * (size_t)n > rs->log.cap)
+        inner = rs->log.cap / (size_t)n;
+    return inner ? inner : 1;
+}
+
+/* One run of chain k's two programs after a run of the benchmark. */
+static void calibrate_once(tsc_work *w, size_t k)
+{
+    const cal_chain *ch = &w->cp->ch[k];
+    /* dithered as the runs are: the mean of a chain's runs resolves below a
+     * step only if they start at every phase of one */
+    dither(w->cp, w->phase++);
+    double a = cal_run_ticks(w->cp, &ch->a);
+    dither(w->cp, w->phase++);
+    double b = cal_run_ticks(w->cp, &ch->b);
+    if (w->n_cal[k] >= TSC_CAL_MAX)
+        return;
+    w->cal_a[k][w->n_cal[k]] = a;
+    w->cal_b[k][w->n_cal[k]] = b;
+    w->cal[k][w->n_cal[k]++] = cal_chain_ratio(ch, &a, &b, 1);
+}
+
+/* Sample i of a run (i < 0: a discarded warm-up run).  With the
+ * calibration chains (tsc backend) a sample is rs->inner back-to-back runs,
+ * each dithered (see dither()), logged run by run (the estimate is made
+ * over all of them: tsc_estimate.h) or, where the log cannot hold them,
+ * their robust mean; the first is followed by one run of the chains whose
+ * turn it is (see chain_runs()). */
+static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pass, tsc_work *w)
+{
+    const cal_progs *cp = w->cp;
+    double tmp[PMU_MAX_GROUP_CTR][INNER_MAX], v[PMU_MAX_GROUP_CTR];
     if (i < 0) {
         rs->run(rs->p, false);
         return;
     }
-    size_t runs = cp && rs->inner > 1 ? rs->inner : 1;
-    for (size_t r = 0; r < runs; r++) {
-        uint64_t t0 = cp && i == 0 && r == 0 ? clock_tsc() : 0;
+    size_t runs = cp ? rs->inner : 1;
+    for (size_t r = 0; r < runs && w->status == 0; r++) {
+        uint64_t t0 = cp ? dither(cp, w->phase++) : 0;
         rs->run(rs->p, false);
-        if (t0) {
-            double t = (double)(clock_tsc() - t0), want = INNER_TICKS / (t > 1 ? t : 1);
-            if (want > rs->enough)
-                want = rs->enough;
-            rs->inner = want >= INNER_MAX ? INNER_MAX : want <= INNER_MIN ? INNER_MIN
-                                                                           : (size_t)want;
-            runs = rs->inner;
+        if (cp) {
+            double took = (double)(clock_tsc() - t0);
+            if (first_pass && i == 0 && r == 0)
+                runs = rs->inner = inner_runs(rs, took, n, w);
+            for (size_t c = 0; c < w->n_ctr; c++)
+                v[c] = w->ctr[c].read == PMU_READ_NONE ? 0
+                                                         : counter_diff(rs->p, w->ctr, c, &w->ovf[c]);
+            if (!readings_possible(w, v, took))
+                return;
+        } else {
+            for (size_t c = 0; c < w->n_ctr; c++)
+                v[c] = w->ctr[c].read == PMU_READ_NONE ? 0
+                                                         : counter_diff(rs->p, w->ctr, c, &w->ovf[c]);
         }
-        for (size_t c = 0; c < n_ctr; c++)
-            tmp[c][r] = ctr[c].read == PMU_READ_NONE ? 0 : counter_diff(rs->p, ctr, c, &ovf[c]);
-        for (size_t k = 0; calibrate && cp && r < CAL_PER_SAMPLE && k < cp->n; k++) {
-            if (!chain_runs(cp, k, i, n))
-                continue;
-            ca[k][r] = cal_run_ticks(cp, &cp->ch[k].a);
-            cb[k][r] = cal_run_ticks(cp, &cp->ch[k].b);
-        }
+        if (w->logged)
+            tsc_log_add(&rs->log, v, (uint32_t)i);
+        else
+            for (size_t c = 0; c < w->n_ctr; c++)
+                tmp[c][r] = v[c];
+        for (size_t k = 0; calibrate && cp && r == 0 && k < cp->n; k++)
+            if (chain_runs(cp, k, i, n))
+                calibrate_once(w, k);
     }
-    for (size_t c = 0; c < n_ctr; c++)
-        rs->samples[c * (size_t)n + (size_t)i] = runs > 1 ? robust_mean(tmp[c], runs) : tmp[c][0];
-    if (calibrate && cp) {
-        /* add_ratio[i] from the ADD chain, ratio[i] from the IMUL chain,
-         * where each ran; a chain whose short program an interrupt slowed
-         * gives nothing or less: NAN, left out */
-        rs->ratio[i] = rs->add_ratio[i] = NAN;
-        for (size_t k = 0; k < cp->n; k++) {
-            if (!chain_runs(cp, k, i, n))
-                continue;
-            double v = cal_chain_ratio(&cp->ch[k], ca[k], cb[k], CAL_PER_SAMPLE);
-            if (v > 0)
-                *(k == 0 ? &rs->add_ratio[i] : &rs->ratio[i]) = v;
-        }
-    }
+    if (!w->logged)
+        for (size_t c = 0; c < w->n_ctr; c++)
+            rs->samples[c * (size_t)n + (size_t)i] = runs > 1 ? robust_mean(tmp[c], runs)
+                                                              : tmp[c][0];
 }
 
-/* Moves v's positive values to its front, in order; returns how many. */
-static size_t keep_positive(double *v, size_t n)
+/* The first counter read with rdtsc: the one whose runs decide which are
+ * undisturbed (the others are read in the same runs). */
+static size_t ref_counter(size_t n_ctr, const pmu_counter *ctr)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (v[i] > 0)
-            v[k++] = v[i];
-    return k;
+    for (size_t c = 0; c < n_ctr; c++)
+        if (ctr[c].read == PMU_READ_RDTSC)
+            return c;
+    return 0;
+}
+
+/* The clock from the chains' runs so far (tsc_chain_fit): the chain that
+ * reads the fewer ticks per cycle (either can only read slow: an interrupt,
+ * the other hyperthread), its half-width; the ADD chain's beside it. */
+static void clock_fit(const tsc_work *w, tsc_outcome *o)
+{
+    static double scratch[TSC_CAL_MAX];
+    const cal_progs *cp = w->cp;
+    double v[2] = {0, 0}, hw[2] = {INFINITY, INFINITY};
+    for (size_t k = 0; k < cp->n; k++) {
+        const cal_chain *ch = &cp->ch[k];
+        v[k] = tsc_chain_fit(w->cal_a[k], w->cal_b[k], w->n_cal[k], ch->ops * ch->latency,
+                             cp->step, scratch, &hw[k]);
+    }
+    size_t best = cp->n > 1 && v[1] > 0 && (!(v[0] > 0) || v[1] < v[0]) ? 1 : 0;
+    o->ratio = v[best];
+    o->ratio_hw = hw[best];
+    o->chain = best;
+    o->n_add = w->n_cal[0];
+    o->add_ratio = v[0];
+    o->add_ratio_hw = hw[0];
+}
+
+/* The difference of the two programs' kept runs per counter, its
+ * half-width; whether every estimated-cycles value per execution of the
+ * code is within its tolerance (tsc_tolerance). */
+static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_outcome *o)
+{
+    static double scratch[TSC_LOG_DOUBLES];
+    tsc_fit f[2];
+    size_t ref = ref_counter(w->n_ctr, w->ctr);
+    for (int r = 0; r < 2; r++) {
+        tsc_fit_log(&rs[r].log, ref, w->cp->step, scratch, &f[r]);
+        o->runs[r] = f[r].runs;
+        o->kept[r] = f[r].kept;
+    }
+    for (int r = 0; r < 2; r++)
+        tsc_fit_samples(&rs[r].log, &f[r], rs[r].n, rs[r].samples, scratch);
+    clock_fit(w, o);
+    bool pinned = true;
+    double need = 1;
+    for (size_t c = 0; c < w->n_ctr; c++) {
+        size_t n = rs[0].n;
+        o->diff[c] = f[1].mean[c] - f[0].mean[c];
+        o->unc[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]);
+        o->agg_off[c] = fabs(stats_aggregate(rs[1].samples + c * n, n, (nb_agg)g->agg) -
+                             stats_aggregate(rs[0].samples + c * n, n, (nb_agg)g->agg) -
+                             o->diff[c]);
+        if (!w->ctr[c].tsc_cycles || w->ctr[c].read != PMU_READ_RDTSC)
+            continue;
+        if (!(o->ratio > 0) || !isfinite(o->ratio_hw)) {
+            pinned = false;
+            continue;
+        }
+        double v = o->diff[c] / o->ratio / g->execs;
+        double u = tsc_half_width(o->diff[c], o->unc[c], o->agg_off[c], o->ratio, o->ratio_hw) /
+                   g->execs;
+        double tol = tsc_tolerance(v);
+        pinned &= u <= tol;
+        /* the runs the statistical part needs to come within most of the
+         * tolerance: it shrinks with their root */
+        double stat = o->unc[c] / o->ratio / g->execs;
+        if (u > tol && stat > 0)
+            need = fmax(need, (stat / (0.7 * tol)) * (stat / (0.7 * tol)));
+    }
+    o->need = need;
+    return pinned;
+}
+
+/* The legacy of a measurement whose samples the log cannot hold: the
+ * clock only, no run-level estimate. */
+static void legacy_outcome(const tsc_work *w, tsc_outcome *o)
+{
+    clock_fit(w, o);
+    o->logged = false;
+    o->passes = 0;
 }
 
 /* Both runs: `warm` discarded runs, then n kept samples of each.  With a
@@ -255,49 +414,98 @@ static size_t keep_positive(double *v, size_t n)
  * millisecond or more at a time (seen: 8 samples in a row of one run 2.7x
  * slow, which made a load chain read -3.07 cycles), and a slow stretch then
  * falls on both runs, whose difference is the result, and on the clock
- * ratio they are divided by, instead of on one run only.  Returns how many
- * usable calibration ratios were taken, all in rs[0] (the second run uses
- * them too), and in *n_add how many of the ADD chain's. */
-size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
-                      const pmu_counter *ctr, bool *ovf, size_t *n_add)
+ * ratio they are divided by, instead of on one run only.  Then, while an
+ * estimated-cycles value is not within its tolerance and the goal's budget
+ * lasts, further passes over the samples with twice the runs each. */
+int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
+            const pmu_counter *ctr, bool *ovf, const tsc_goal *goal, tsc_outcome *out,
+            nb_error *err)
 {
-    for (int r = 0; r < 2; r++)
+    static double cal_buf[2][TSC_CAL_MAX], cal_a[2][TSC_CAL_MAX], cal_b[2][TSC_CAL_MAX];
+    static double logv[2][TSC_LOG_DOUBLES];
+    static uint32_t logs[2][TSC_LOG_DOUBLES];
+    static uint8_t logk[2][TSC_LOG_DOUBLES];
+    memset(out, 0, sizeof *out);
+    tsc_work w = {.cp = cp, .n_ctr = n_ctr, .ctr = ctr, .ovf = ovf, .err = err,
+                  .cal = {cal_buf[0], cal_buf[1]}, .cal_a = {cal_a[0], cal_a[1]},
+                  .cal_b = {cal_b[0], cal_b[1]}};
+    for (int r = 0; r < 2; r++) {
         rs[r].inner = cp ? INNER_MIN : 1;
-    *n_add = 0;
+        rs[r].n = (size_t)n;
+    }
     if (!cp) {
         for (int r = 0; r < 2; r++)
             for (long i = -warm; i < n; i++)
-                sample(&rs[r], i, n, NULL, false, n_ctr, ctr, ovf);
+                sample(&rs[r], i, n, false, true, &w);
         return 0;
     }
+    size_t cap = TSC_LOG_DOUBLES / (n_ctr ? n_ctr : 1);
+    w.logged = (size_t)n <= cap;
+    for (int r = 0; r < 2; r++)
+        rs[r].log = (tsc_log){.v = logv[r], .sample = logs[r], .keep = logk[r], .cap = cap,
+                              .n_ctr = n_ctr};
     for (int r = 0; r < 2; r++)
         for (long i = -warm; i < 0; i++)
-            sample(&rs[r], i, n, cp, false, n_ctr, ctr, ovf);
-    for (long i = 0; i < n; i++) {
-        sample(&rs[1], i, n, cp, false, n_ctr, ctr, ovf);
-        sample(&rs[0], i, n, cp, true, n_ctr, ctr, ovf);
+            sample(&rs[r], i, n, false, true, &w);
+    uint64_t t0 = clock_tsc();
+    for (int pass = 0; w.status == 0; pass++) {
+        for (long i = 0; i < n && w.status == 0; i++) {
+            sample(&rs[1], i, n, false, pass == 0, &w);
+            sample(&rs[0], i, n, true, pass == 0, &w);
+        }
+        if (w.status || !w.logged) {
+            legacy_outcome(&w, out);
+            break;
+        }
+        out->passes = (size_t)pass + 1;
+        out->logged = true;
+        if (estimate(rs, &w, goal, out) || (double)(clock_tsc() - t0) > goal->budget_ticks)
+            break;
+        /* the runs the estimate says are needed (at least as many again, at
+         * most 4 times), as far as the logs hold them */
+        size_t have = rs[0].log.n > rs[1].log.n ? rs[0].log.n : rs[1].log.n;
+        size_t room = (rs[0].log.cap - have) / (size_t)n;
+        double want = fmin(fmax(out->need - 1, 1), 4) * (double)have / (double)n;
+        size_t more = want < (double)room ? (size_t)ceil(want) : room;
+        if (more == 0)
+            break;
+        rs[0].inner = rs[1].inner = more;
     }
-    /* Each chain's median over the run, and the smaller one: either chain
-     * reads at least the true ratio (it can be slowed, by an interrupt or
-     * the other hyperthread, never sped up), and medians leave behind what
-     * the TSC's steps and interrupts did to single readings, where the
-     * smaller of two single readings leant fast.  The chosen chain's ratios
-     * go to ratio[], which the run is divided by (their median) and which
-     * are reported; the ADD chain's stay in add_ratio[] (*n_add), for how
-     * much slower that chain ran. */
-    size_t na = keep_positive(rs[0].add_ratio, (size_t)n);
-    size_t ni = keep_positive(rs[0].ratio, (size_t)n);
-    *n_add = na;
-    if (ni && (!na || stats_median(rs[0].ratio, ni) < stats_median(rs[0].add_ratio, na)))
-        return ni;
-    if (na) {
-        memcpy(rs[0].ratio, rs[0].add_ratio, na * sizeof *rs[0].ratio);
-        return na;
+    if (w.status)
+        return w.status;
+    out->n_cal = w.n_cal[out->chain] < 2 * (size_t)n ? w.n_cal[out->chain] : 2 * (size_t)n;
+    out->n_add = w.n_cal[0] < 2 * (size_t)n ? w.n_cal[0] : 2 * (size_t)n;
+    memcpy(rs[0].ratio, w.cal[out->chain], out->n_cal * sizeof *rs[0].ratio);
+    memcpy(rs[0].add_ratio, w.cal[0], out->n_add * sizeof *rs[0].add_ratio);
+    if (!(out->ratio > 0)) {
+        /* every calibration interrupted (hardly possible): one full point */
+        out->ratio = out->add_ratio = rs[0].ratio[0] = rs[0].add_ratio[0] = cal_point_n(cp, CAL_REPS);
+        out->ratio_hw = INFINITY;
+        out->n_cal = out->n_add = 1;
     }
-    /* every one interrupted (hardly possible): one full calibration point */
-    rs[0].ratio[0] = rs[0].add_ratio[0] = cal_point_n(cp, CAL_REPS);
-    *n_add = 1;
-    return 1;
+    return 0;
+}
+
+void cal_dither_setup(cal_progs *cp)
+{
+    uint64_t prev = __rdtsc(), step = UINT64_MAX;
+    for (int i = 0; i < 4000; i++) {
+        uint64_t t = __rdtsc();
+        if (t > prev && t - prev < step)
+            step = t - prev;
+        prev = t;
+    }
+    cp->step = step == UINT64_MAX ? 1 : (double)step;
+    /* the fastest of a few timings: an interrupt only slows one */
+    cp->spin_per_tick = 0;
+    for (int i = 0; i < 5; i++) {
+        unsigned long k = 4000;
+        uint64_t t0 = clock_tsc();
+        __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k) : : "cc");
+        uint64_t t1 = clock_tsc();
+        if (t1 > t0 && 4000.0 / (double)(t1 - t0) > cp->spin_per_tick)
+            cp->spin_per_tick = 4000.0 / (double)(t1 - t0);
+    }
 }
 
 static void run_plain(const codegen_prog *p, bool calibration)

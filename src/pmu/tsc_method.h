@@ -13,6 +13,7 @@
 
 #include "harness/codegen.h"
 #include "pmu/pmu.h"
+#include "pmu/tsc_estimate.h"
 
 #define CAL_BODY 100              /* adds per loop iteration */
 /* The short program only carries the harness's own cost, which the
@@ -52,10 +53,6 @@
  * defaults, 40 for -unroll_count 100; bench/accuracy read the same spread
  * as with 8,000, at 0.95 the time.) */
 #define INNER_EXEC 4000.0
-/* Calibration runs of a chain after each pair of samples (one of each
- * program) it takes its turn at, shared by both; a run an interrupt
- * spoiled is dropped (see sample()) and medians over the run are used. */
-#define CAL_PER_SAMPLE 1
 /* The two calibration chains take turns from this many samples a run on
  * (see chain_runs()).  (Both after every pair of samples, the smaller of
  * the two single readings winning, took a fifth more time a default batch line
@@ -84,7 +81,45 @@ typedef struct cal_progs {
     cal_chain ch[2];     /* add rax, 1 (1 cycle); imul rax, rax (found) */
     size_t n;
     tsc_run_fn run;
+    double step;         /* the TSC's step: the smallest change it shows, ticks */
+    double spin_per_tick;   /* iterations of the dither's spin per TSC tick */
 } cal_progs;
+
+/* Room for one program's runs: TSC_LOG_DOUBLES readings (runs x counters);
+ * a measurement with more samples than fit is estimated sample by sample
+ * (each sample the robust mean of its runs) and measured once. */
+#define TSC_LOG_DOUBLES (1u << 17)
+/* Calibration readings kept per chain. */
+#define TSC_CAL_MAX 4096
+/* How long measuring again may take, after the first pass (tsc_goal). */
+#define TSC_BUDGET_NS 200e6
+
+/* What a tsc measurement aims for: every estimated-cycles value per
+ * execution of the code within tsc_tolerance(); after the first pass over
+ * the samples, passes with twice the runs each follow while it is not, for
+ * at most budget_ticks. */
+typedef struct tsc_goal {
+    double execs;        /* executions of the code per result (the normalization) */
+    double budget_ticks;
+    int agg;             /* nb_agg: how the samples become the printed value */
+} tsc_goal;
+
+/* What measure() found (tsc backend). */
+typedef struct tsc_outcome {
+    double ratio, ratio_hw;          /* ticks per core cycle used; its half-width */
+    size_t chain;                    /* the chain it came from (0 ADD, 1 IMUL) */
+    size_t n_cal, n_add;             /* its readings (in rs[0].ratio), the ADD chain's
+                                        (in rs[0].add_ratio) */
+    double add_ratio, add_ratio_hw;  /* the ADD chain's median, half-width */
+    /* Per counter: second minus first program, from the means of their kept
+     * runs (ticks), its half-width (TSC_Z standard errors), and how far the
+     * difference of the samples' aggregates (the printed value) lies from it. */
+    double diff[PMU_MAX_GROUP_CTR], unc[PMU_MAX_GROUP_CTR], agg_off[PMU_MAX_GROUP_CTR];
+    size_t runs[2], kept[2];         /* runs made and kept per program */
+    size_t passes;
+    double need;                     /* runs needed over runs made (estimate) */
+    bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
+} tsc_outcome;
 
 
 /* One program's measurement: its kept samples (samples[c * n + i]) and,
@@ -97,15 +132,23 @@ typedef struct run_state {
     double *samples, *ratio, *add_ratio;
     size_t inner;        /* runs per sample (tsc), set on the first kept run */
     double enough;       /* runs that resolve the TSC's steps (see INNER_EXEC) */
+    size_t n;            /* samples (set by measure) */
+    tsc_log log;         /* every run (tsc; set by measure) */
 } run_state;
 
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
  * is known, not searched).  0 or a negative status with *err filled. */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err);
 void cal_points(const cal_progs *cp, double *v, size_t n);
-/* The warm-up and kept samples of both programs (cp NULL: no calibration). */
-size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
-               const pmu_counter *ctr, bool *ovf, size_t *n_add);
+/* The TSC's step and the dither's spin rate (cal_progs.step, spin_per_tick),
+ * measured once the core is at speed. */
+void cal_dither_setup(cal_progs *cp);
+/* The warm-up and kept samples of both programs (cp NULL: no calibration,
+ * goal and out unused).  0, or NB_EFAULT with *err filled where a reading
+ * is impossible (the code did not run between the reads). */
+int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
+            const pmu_counter *ctr, bool *ovf, const tsc_goal *goal, tsc_outcome *out,
+            nb_error *err);
 /* Busy-waits SPIN_NS so the core leaves any idle frequency; the TSC's rate. */
 double spin_tsc_ghz(void);
 /* Ticks per core cycle from a calibration program pair, in this process;

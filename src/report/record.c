@@ -1,6 +1,7 @@
 /* nb record: see record.h. */
 #include "report/record.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,8 @@ static jv *backend_json(const bench_result *r)
     }
     jv *cal = jv_set(b, "calibration", jv_obj());
     jv_set(cal, "ticks_per_cycle", jv_num(k->ticks_per_cycle));
+    jv_set(cal, "ticks_per_cycle_uncertainty",
+           isfinite(k->ticks_per_cycle_hw) ? jv_num(k->ticks_per_cycle_hw) : jv_null());
     jv_set(cal, "ticks_per_cycle_runs", num_array(k->ticks_per_cycle_run, 2));
     jv_set(cal, "ticks_per_cycle_min", jv_num(k->ticks_per_cycle_min));
     jv_set(cal, "ticks_per_cycle_max", jv_num(k->ticks_per_cycle_max));
@@ -197,6 +200,14 @@ static jv *backend_json(const bench_result *r)
     jv_set(cal, "tsc_ghz", jv_num(k->tsc_ghz));
     jv_set(cal, "core_ghz", jv_num(k->core_ghz));
     jv_set(cal, "alu_slowdown", jv_num(k->alu_slowdown));
+    jv_set(cal, "alu_slowdown_uncertainty",
+           isfinite(k->alu_slowdown_hw) ? jv_num(k->alu_slowdown_hw) : jv_null());
+    jv *runs = jv_set(cal, "runs", jv_arr()), *kept = jv_set(cal, "runs_kept", jv_arr());
+    for (int i = 0; i < 2; i++) {
+        jv_push(runs, jv_int((long long)k->runs[i]));
+        jv_push(kept, jv_int((long long)k->kept[i]));
+    }
+    jv_set(cal, "passes", jv_int((long long)k->passes));
     return b;
 }
 
@@ -210,6 +221,8 @@ static jv *events_json(const bench_result *r)
         jv_set(o, "value", e->unavailable ? jv_null() : jv_num(e->value + 0.0));
         jv_set(o, "min", e->unavailable ? jv_null() : jv_num(e->min + 0.0));
         jv_set(o, "max", e->unavailable ? jv_null() : jv_num(e->max + 0.0));
+        jv_set(o, "uncertainty", e->unavailable || !isfinite(e->uncertainty)
+                                     ? jv_null() : jv_num(e->uncertainty + 0.0));
         jv_set(o, "agg", e->unavailable ? jv_arr() : num_array(e->agg, 2));
         jv *s = jv_set(o, "samples", jv_arr());
         for (int run = 0; run < 2; run++)
@@ -219,6 +232,7 @@ static jv *events_json(const bench_result *r)
         jv_set(f, "unavailable", jv_bool(e->unavailable));
         jv_set(f, "estimated", jv_bool(e->estimated));
         jv_set(f, "exact", jv_bool(e->exact));
+        jv_set(f, "uncertain", jv_bool(e->uncertain));
         jv_set(f, "overflow", jv_bool(e->overflow));
         jv_set(f, "lost", e->lost == PMU_LOST_MOVED ? jv_str("moved")
                           : e->lost == PMU_LOST_MULTIPLEXED ? jv_str("multiplexed") : jv_null());

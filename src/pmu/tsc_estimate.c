@@ -1,0 +1,162 @@
+/* nb tsc estimate: see tsc_estimate.h.
+ *
+ * What disturbs a run on a shared machine only adds time: an interrupt
+ * (microseconds), a preemption or the host descheduling the VM
+ * (milliseconds; seen: 3 samples of 10 in one run 100x long), another
+ * program's cache traffic.  Nothing makes a run faster than the code runs.
+ * So the undisturbed runs are the lowest ones, and the estimate of a
+ * program is the mean of the runs near the bottom: within max(4 TSC steps,
+ * 10 %) above the lowest quarter of all its runs.  The lowest quarter and
+ * not the minimum: a TSC step makes single readings one step low, and some
+ * code has rare fast runs of its own.  4 steps cover the two readings a
+ * step rounds a run to; 10 % the code's own run-to-run variation, which a
+ * PMU would count too (2 MB of NOPs streamed from a shared L3 varied by
+ * more than 2 % from run to run), while a preemption (milliseconds) or an
+ * interrupt in all but long code (microseconds) lies beyond it.
+ * The mean, not a lower quantile: the readings are rounded to TSC steps,
+ * and only their mean over runs that start at every phase of a step (the
+ * tsc method spreads them) is unbiased. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmu/tsc_estimate.h"
+
+bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample)
+{
+    if (l->n >= l->cap)
+        return false;
+    memcpy(l->v + l->n * l->n_ctr, v, l->n_ctr * sizeof *v);
+    l->sample[l->n] = sample;
+    l->n++;
+    return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void sort(double *v, size_t n)
+{
+    if (n > 48) {
+        qsort(v, n, sizeof *v, cmp_double);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+void tsc_fit_log(tsc_log *l, size_t ref, double step, double *scratch, tsc_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    f->runs = l->n;
+    if (l->n == 0)
+        return;
+    for (size_t r = 0; r < l->n; r++)
+        scratch[r] = l->v[r * l->n_ctr + ref];
+    sort(scratch, l->n);
+    double low = scratch[(l->n - 1) / 4];
+    f->limit = low + fmax(4 * step, 0.1 * fabs(low));
+    double sum[PMU_MAX_GROUP_CTR] = {0}, sq[PMU_MAX_GROUP_CTR] = {0};
+    for (size_t r = 0; r < l->n; r++) {
+        const double *v = l->v + r * l->n_ctr;
+        l->keep[r] = v[ref] <= f->limit;
+        if (!l->keep[r])
+            continue;
+        f->kept++;
+        for (size_t c = 0; c < l->n_ctr; c++) {
+            sum[c] += v[c];
+            sq[c] += v[c] * v[c];
+        }
+    }
+    /* the rounding of a reading to a step: uniform, sd step / sqrt(12),
+     * for each of the two reads of a run */
+    double q = step / sqrt(6.0);
+    double k = (double)f->kept;
+    for (size_t c = 0; c < l->n_ctr; c++) {
+        f->mean[c] = sum[c] / k;
+        double var = fmax(0, sq[c] / k - f->mean[c] * f->mean[c]);
+        /* the sample variance (n-1), the rounding's at least */
+        if (f->kept > 1)
+            var *= k / (k - 1);
+        f->se[c] = sqrt(fmax(var, q * q) / k);
+    }
+}
+
+size_t tsc_fit_samples(const tsc_log *l, const tsc_fit *f, size_t n, double *out,
+                       double *count)
+{
+    memset(count, 0, n * sizeof *count);
+    for (size_t c = 0; c < l->n_ctr; c++)
+        memset(out + c * n, 0, n * sizeof *out);
+    for (size_t r = 0; r < l->n; r++) {
+        size_t i = l->sample[r];
+        if (i >= n || !l->keep[r])
+            continue;
+        for (size_t c = 0; c < l->n_ctr; c++)
+            out[c * n + i] += l->v[r * l->n_ctr + c];
+        count[i]++;
+    }
+    size_t missing = 0;
+    for (size_t i = 0; i < n; i++) {
+        missing += count[i] == 0;
+        for (size_t c = 0; c < l->n_ctr; c++)
+            out[c * n + i] = count[i] > 0 ? out[c * n + i] / count[i] : f->mean[c];
+    }
+    return missing;
+}
+
+/* The mean of v's values up to max(4 steps, rel) above their lowest
+ * quarter (see the top), and its standard error (at least the rounding's). */
+static double window_mean(const double *v, size_t n, double step, double rel, double *scratch,
+                          double *se)
+{
+    memcpy(scratch, v, n * sizeof *v);
+    sort(scratch, n);
+    double low = scratch[(n - 1) / 4], limit = low + fmax(4 * step, rel * fabs(low));
+    double sum = 0, sq = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] <= limit) {
+            sum += v[i];
+            sq += v[i] * v[i];
+            k++;
+        }
+    double mean = sum / (double)k, q = step / sqrt(6.0);
+    double var = k > 1 ? fmax(0, sq / (double)k - mean * mean) * (double)k / (double)(k - 1) : 0;
+    *se = sqrt(fmax(var, q * q) / (double)k);
+    return mean;
+}
+
+double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, double step,
+                     double *scratch, double *half_width)
+{
+    if (n == 0 || !(cycles > 0)) {
+        *half_width = INFINITY;
+        return 0;
+    }
+    double se_a, se_b;
+    double ma = window_mean(a, n, step, TSC_CAL_REL, scratch, &se_a);
+    double mb = window_mean(b, n, step, TSC_CAL_REL, scratch, &se_b);
+    *half_width = TSC_Z * hypot(se_a, se_b) / cycles;
+    return (mb - ma) / cycles;
+}
+
+double tsc_tolerance(double v)
+{
+    return fmax(0.02, 0.015 * fabs(v));
+}
+
+double tsc_half_width(double diff, double unc, double agg_off, double ratio, double ratio_hw)
+{
+    if (!(ratio > 0))
+        return unc + agg_off;
+    return (hypot(unc, diff * ratio_hw / ratio) + agg_off) / ratio;
+}

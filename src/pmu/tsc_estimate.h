@@ -1,0 +1,75 @@
+/* nb tsc estimate: from every run the tsc method made of a program to its
+ * samples, and an interval that holds the truth (see tsc_estimate.c).
+ *
+ * A tsc_log lists the runs of one program: each run's reading of every
+ * counter and the sample it belongs to; its arrays belong to the caller.
+ * Pure functions of their inputs, no clock, no I/O: unit-tested with
+ * synthetic runs (tests/test_tsc_estimate.c). */
+#ifndef NB_PMU_TSC_ESTIMATE_H
+#define NB_PMU_TSC_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu/pmu.h"
+
+/* Standard errors a stated half-width spans: on a normal error, 3 leaves
+ * one value in 370 outside its interval. */
+#define TSC_Z 3.0
+
+typedef struct tsc_log {
+    double *v;           /* [run * n_ctr + c] */
+    uint32_t *sample;    /* [run]: the sample the run belongs to */
+    uint8_t *keep;       /* [run]: set by tsc_fit */
+    size_t n, cap;       /* runs logged, room for */
+    size_t n_ctr;
+} tsc_log;
+
+/* One program: the mean of its kept runs per counter and its standard
+ * error; the runs kept, of how many; the longest reading kept. */
+typedef struct tsc_fit {
+    double mean[PMU_MAX_GROUP_CTR];
+    double se[PMU_MAX_GROUP_CTR];
+    size_t kept, runs;
+    double limit;
+} tsc_fit;
+
+/* Appends a run (n_ctr readings) to sample i; false when the log is full. */
+bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample);
+
+/* Which runs are undisturbed (l->keep) and their means: noise only adds
+ * time, so a run is kept up to max(4 TSC steps, 10 %) above the lowest
+ * quarter of the runs of counter `ref`; the standard error counts at least
+ * the rounding of a TSC step (step: ticks).  `scratch` holds l->n doubles. */
+void tsc_fit_log(tsc_log *l, size_t ref, double step, double *scratch, tsc_fit *f);
+
+/* The value of sample i of counter c (out[c * n + i]): the mean of its
+ * kept runs, or the program's mean where an interrupt or preemption spoiled
+ * them all.  `count` holds n doubles.  Returns how many samples had no kept
+ * run. */
+size_t tsc_fit_samples(const tsc_log *l, const tsc_fit *f, size_t n, double *out,
+                       double *count);
+
+/* A calibration chain's clock: ticks per core cycle from n runs of its
+ * short (a) and long (b) program, `cycles` apart: the difference of their
+ * undisturbed means, as for runs, but with a window of max(4 steps,
+ * TSC_CAL_REL) (a chain can be slowed a little by a busy neighbour on the
+ * core, which is not the clock), and its half-width.  A chain's reading
+ * (b - a) cannot be judged on its own: a slowed short program makes it
+ * read fast.  `scratch` holds n doubles. */
+#define TSC_CAL_REL 0.01
+double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, double step,
+                     double *scratch, double *half_width);
+
+/* The tolerance a value of `v` per copy is held to: max(0.02, 1.5 %). */
+double tsc_tolerance(double v);
+
+/* The half-width of a printed difference: `unc` (ticks) of the estimate
+ * `diff` and, for estimated cycles (ratio > 0: ticks per core cycle, with
+ * half-width ratio_hw), the clock's share, independent, so in quadrature;
+ * plus `agg_off`, how far the printed aggregate lies from the estimate.
+ * In cycles where ratio > 0, else in ticks. */
+double tsc_half_width(double diff, double unc, double agg_off, double ratio, double ratio_hw);
+
+#endif

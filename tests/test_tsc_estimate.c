@@ -1,0 +1,155 @@
+/* tsc_estimate: the tsc method's estimate from synthetic runs whose truth
+ * is known: readings rounded to a coarse TSC step at every phase, with
+ * interrupts and preemptions added to some; the interval must hold the
+ * truth, and disturbed runs must not move the estimate. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "pmu/tsc_estimate.h"
+
+#define STEP 21.0
+#define MAX_RUNS 4096
+
+static double v[MAX_RUNS * 2], scratch[MAX_RUNS];
+static uint32_t smp[MAX_RUNS];
+static uint8_t keep[MAX_RUNS];
+
+/* xorshift: the tests' noise, the same every time */
+static uint64_t g_x = 88172645463325252ull;
+static double uniform(void)
+{
+    g_x ^= g_x << 13;
+    g_x ^= g_x >> 7;
+    g_x ^= g_x << 17;
+    return (double)(g_x >> 11) / 9007199254740992.0;
+}
+
+/* A run of `t` ticks read by a TSC that advances in STEP ticks, starting at
+ * a random phase of a step. */
+static double rounded(double t)
+{
+    double start = uniform() * STEP;
+    return floor((start + t) / STEP) * STEP - floor(start / STEP) * STEP;
+}
+
+/* n runs of a program of `t` ticks, in `samples` samples, counter 0 the
+ * rounded reading, counter 1 the same plus 3 ticks; every `every`-th run
+ * disturbed by `extra` ticks. */
+static tsc_log make_log(size_t n, size_t samples, double t, size_t every, double extra)
+{
+    tsc_log l = {.v = v, .sample = smp, .keep = keep, .cap = MAX_RUNS, .n_ctr = 2};
+    for (size_t r = 0; r < n; r++) {
+        double x = rounded(t) + (every && r % every == every - 1 ? extra : 0);
+        double run[2] = {x, x + 3};
+        assert_true(tsc_log_add(&l, run, (uint32_t)(r % samples)));
+    }
+    return l;
+}
+
+static void test_rounding_averages_out(void **state)
+{
+    (void)state;
+    /* 200.3 ticks: single readings are 189 or 210, never 200.3 */
+    tsc_log l = make_log(2000, 10, 200.3, 0, 0);
+    tsc_fit f;
+    tsc_fit_log(&l, 0, STEP, scratch, &f);
+    assert_int_equal(f.kept, 2000);
+    assert_true(fabs(f.mean[0] - 200.3) <= TSC_Z * f.se[0]);
+    assert_true(fabs(f.mean[1] - 203.3) <= TSC_Z * f.se[1]);
+    /* the rounding's share is counted: step / sqrt(6) / sqrt(runs) at least */
+    assert_true(f.se[0] >= STEP / sqrt(6.0) / sqrt(2000.0) - 1e-12);
+}
+
+static void test_disturbed_runs_are_dropped(void **state)
+{
+    (void)state;
+    /* every 7th run preempted (a millisecond), as on a loaded host */
+    tsc_log l = make_log(700, 10, 1500.0, 7, 2e6);
+    tsc_fit f;
+    tsc_fit_log(&l, 0, STEP, scratch, &f);
+    assert_int_equal(f.kept, 600);
+    assert_true(fabs(f.mean[0] - 1500.0) <= TSC_Z * f.se[0]);
+    for (size_t r = 0; r < l.n; r++)
+        assert_int_equal(l.keep[r], r % 7 != 6);
+    /* samples: the means of their kept runs, all near the truth */
+    double out[2 * 10], count[10];
+    assert_int_equal(tsc_fit_samples(&l, &f, 10, out, count), 0);
+    for (int i = 0; i < 10; i++)
+        assert_true(fabs(out[i] - 1500.0) < 2 * STEP);
+}
+
+static void test_sample_spoiled_entirely_gets_the_mean(void **state)
+{
+    (void)state;
+    /* 4 samples of 3 runs; all of sample 2's runs preempted */
+    tsc_log l = {.v = v, .sample = smp, .keep = keep, .cap = MAX_RUNS, .n_ctr = 2};
+    for (int r = 0; r < 12; r++) {
+        double x = r % 4 == 2 ? 5e6 : 1000.0;
+        double run[2] = {x, x};
+        tsc_log_add(&l, run, (uint32_t)(r % 4));
+    }
+    tsc_fit f;
+    tsc_fit_log(&l, 0, STEP, scratch, &f);
+    double out[2 * 4], count[4];
+    assert_int_equal(tsc_fit_samples(&l, &f, 4, out, count), 1);
+    assert_float_equal(out[2], 1000.0, 1e-9);
+}
+
+static void test_log_full(void **state)
+{
+    (void)state;
+    tsc_log l = {.v = v, .sample = smp, .keep = keep, .cap = 2, .n_ctr = 2};
+    double run[2] = {1, 1};
+    assert_true(tsc_log_add(&l, run, 0));
+    assert_true(tsc_log_add(&l, run, 0));
+    assert_false(tsc_log_add(&l, run, 0));
+}
+
+static void test_chain_fit(void **state)
+{
+    (void)state;
+    /* a chain of 11,400 cycles more in b at 0.6 ticks a cycle; a run of the
+     * short program slowed by an interrupt must not make it read fast */
+    double a[40], b[40];
+    for (int i = 0; i < 40; i++) {
+        a[i] = rounded(400) + (i == 5 || i == 17 ? 3000 : 0);
+        b[i] = rounded(400 + 0.6 * 11400) + (i == 9 ? 4000 : 0);
+    }
+    double hw, r = tsc_chain_fit(a, b, 40, 11400, STEP, scratch, &hw);
+    assert_true(hw > 0 && hw < 0.003);
+    assert_true(fabs(r - 0.6) <= hw);
+    double none;
+    tsc_chain_fit(a, b, 0, 11400, STEP, scratch, &none);
+    assert_true(isinf(none));
+}
+
+static void test_half_width_and_tolerance(void **state)
+{
+    (void)state;
+    assert_float_equal(tsc_tolerance(1.0), 0.02, 1e-12);
+    assert_float_equal(tsc_tolerance(-10.0), 0.15, 1e-12);
+    /* ticks: the statistical part plus the aggregate's offset */
+    assert_float_equal(tsc_half_width(600, 6, 1, 0, 0), 7, 1e-12);
+    /* cycles: the clock's share (1 % of 600 ticks) in quadrature, then / ratio */
+    double u = tsc_half_width(600, 8, 0, 0.6, 0.006);
+    assert_float_equal(u, 10.0 / 0.6, 1e-9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rounding_averages_out),
+        cmocka_unit_test(test_disturbed_runs_are_dropped),
+        cmocka_unit_test(test_sample_spoiled_entirely_gets_the_mean),
+        cmocka_unit_test(test_log_full),
+        cmocka_unit_test(test_chain_fit),
+        cmocka_unit_test(test_half_width_and_tolerance),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
