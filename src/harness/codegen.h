@@ -100,7 +100,7 @@ size_t codegen_copy_len(const codegen_params *p);
 static inline void codegen_call(const codegen_prog *pr)
 {
     /* Only built programs are called.  clang-tidy 14's analyzer takes the
-     * program copied into an array in an initializer (runner.c, cal_build's
+     * program copied into an array in an initializer (pmu/tsc_method.c, cal_build's
      * cal_progs one/two) for zeroed and reports a call through NULL here.
      * NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage) */
     ((void (*)(void))(void *)pr->base)();

@@ -1,19 +1,20 @@
-/* nb bench: see bench.h.  The glue between options, backend, runner and
- * statistics; the only place that knows the order of the whole run. */
+/* nb session: see session.h.  The glue between options, backend, the
+ * measuring process and statistics; the only place that knows the order of
+ * the whole run. */
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "events/evdb.h"
 #include "harness/codegen.h"
 #include "pmu/common.h"
 #include "pmu/pmu.h"
 #include "sys/error.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/stats.h"
 #include "sys/status.h"
 
@@ -54,7 +55,7 @@ static int plan_copies(const nb_options *o, const bench_code *c, long copies[2],
     return 0;
 }
 
-static int add_results(const nb_options *o, const runner_output *ro, size_t group,
+static int add_results(const nb_options *o, const worker_output *ro, size_t group,
                        bench_result *r, double norm)
 {
     size_t n = (size_t)o->n_measurements;
@@ -107,7 +108,7 @@ static bool group_reads_anything(const pmu_group *g)
 }
 
 /* The runner's output for a group of events none of which can be counted. */
-static int unavailable_output(const pmu_group *g, long n, runner_output *ro)
+static int unavailable_output(const pmu_group *g, long n, worker_output *ro)
 {
     memset(ro, 0, sizeof *ro);
     ro->n_ctr = g->n_ctr;
@@ -116,14 +117,14 @@ static int unavailable_output(const pmu_group *g, long n, runner_output *ro)
     for (int r = 0; r < 2; r++)
         ro->samples[r] = calloc(g->n_ctr * (size_t)n + 1, sizeof(double));
     if (!ro->ctr || !ro->overflow || !ro->samples[0] || !ro->samples[1]) {
-        runner_output_free(ro);
+        worker_output_free(ro);
         return NB_ENOMEM;
     }
     memcpy(ro->ctr, g->ctr, g->n_ctr * sizeof *g->ctr);
     return 0;
 }
 
-static void add_calibration(bench_result *r, const runner_output *ro, double **all,
+static void add_calibration(bench_result *r, const worker_output *ro, double **all,
                             size_t *n_all)
 {
     if (ro->n_cal == 0)
@@ -223,7 +224,7 @@ void bench_session_free(bench_session *s)
 {
     if (!s)
         return;
-    runner_stop();
+    worker_stop();
     drop_backend(s);
     free(s);
 }
@@ -410,18 +411,18 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     fragments_of(o, c, frag);
     for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
         const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
-        runner_job job = {
+        worker_request job = {
             .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]}, .loops = {out->loops[0], out->loops[1]},
             .fresh = g == 0,
         };
         memcpy(job.frag, frag, sizeof frag);
-        runner_output ro;
+        worker_output ro;
         if (opened && !group_reads_anything(opened))
             rc = unavailable_output(opened, o->n_measurements, &ro);
         else
-            rc = runner_run(&job, &ro, err);
+            rc = worker_run(&job, &ro, err);
         if (rc == NB_ENOMEM && !err->message[0])
             nb_error_set(err, rc, "out of memory");
         if (rc == 0) {
@@ -429,7 +430,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
             if (rc)
                 nb_error_set(err, rc, "out of memory");
             add_calibration(out, &ro, &cal_all, &n_cal_all);
-            runner_output_free(&ro);
+            worker_output_free(&ro);
         }
     }
     free(cal_all);
