@@ -145,11 +145,14 @@ static int check_uarch_vendor(const nb_options *o, const cpu_info *cpu, const ch
     if (!be && o->backend != PMU_BACKEND_AUTO)
         be = o->backend == PMU_BACKEND_PERF ? "perf" : o->backend == PMU_BACKEND_MSR ? "msr"
                                                                                    : NULL;
-    if (!be || strcmp(be, "tsc") == 0 || evdb_uarch_vendor(uarch) == cpu->vendor)
+    /* the clock and the emulator program nothing: any table runs there */
+    bool programs_pmu = be && (strncmp(be, "perf", 4) == 0 || strncmp(be, "msr", 3) == 0);
+    if (!programs_pmu || evdb_uarch_vendor(uarch) == cpu->vendor)
         return 0;
     return nb_error_set(err, NB_EUSAGE, "-uarch %s: its events are %s events and this CPU is "
                         "%s; the %s backend would program them into %s registers (use "
-                        "-dry_run to see their encoding, or -backend tsc)", o->uarch,
+                        "-dry_run to see their encoding, -backend emu to count its "
+                        "architectural events, or -backend tsc)", o->uarch,
                         cpu_vendor_name(evdb_uarch_vendor(uarch)), cpu_vendor_name(cpu->vendor),
                         be, cpu_vendor_name(cpu->vendor));
 }

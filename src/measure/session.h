@@ -36,6 +36,9 @@ typedef struct bench_event_result {
     char name[NB_EVENT_NAME_MAX];
     bool unavailable;        /* the backend cannot count it: never printed as 0 */
     bool estimated;          /* tsc backend: core cycles from the calibration */
+    bool exact;              /* counted by the emulator (pmu/emu.h): exact */
+    bool step_over;          /* the emulator was to count it but gave up
+                                (tsc+emu's budget): unavailable, with a note */
     bool overflow;           /* a reading went backwards (counter wrapped) */
     unsigned char lost;      /* pmu_lost: the counter moved or was multiplexed
                                 during the runs; its readings are not used
@@ -70,6 +73,7 @@ typedef struct bench_result {
     size_t n_groups;
     long copies[2];                  /* local unroll count of the two runs */
     long loops[2];                   /* their loop counts (-basic_mode: 0 for the first) */
+    unsigned long long steps;        /* instructions the emulator stepped (0: none) */
     double normalization;            /* the divisor (1 with -no_normalization) */
     bench_calibration cal;
 } bench_result;
@@ -92,6 +96,11 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
                       bench_result *out, nb_error *err);
 void bench_session_free(bench_session *s);
+
+/* Tests: the msr device and sysfs under these roots instead of / (a fake
+ * msr device, a regular file, makes the msr backend's groups stepped: the
+ * emulator answers the counters from the event selects nb wrote there). */
+void bench_session_set_roots(bench_session *s, const char *dev_root, const char *sysfs_root);
 
 /* -dry_run: what the backend would program, for every group; no code runs. */
 int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,

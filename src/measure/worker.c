@@ -214,7 +214,9 @@ static int worker_for(const worker_request *job, size_t code_len, nb_error *err)
     shared_hdr *h = m;
     h->code_cap = code_cap;
     char gdb_buf[512];
-    const char *gdb = o->debug ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
+    /* gdb would stop at every step of a stepped group: its register dump */
+    bool stepped = job->opened && job->opened->stepped;
+    const char *gdb = o->debug && !stepped ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
     bool hot = g_last_tsc_ghz > 0 && clock_ns() - g_last_end_ns < HOT_NS;
     child_start st = {
         .h = h, .sock = sv[1], .cpu = job->cpu, .parent = getpid(), .debug = o->debug,
@@ -274,6 +276,10 @@ static void worker_post(const worker_request *job)
     w->cfg.sysfs_root = NULL;
     w->cfg.dev_root = NULL;
     w->opened = job->opened != NULL;
+    w->stepped = job->opened && job->opened->stepped;
+    w->step_budget = job->opened ? job->opened->step_budget : 0;
+    h->steps = 0;
+    h->step_over = false;
     if (job->opened) {
         h->n_ctr = job->opened->n_ctr;
         memcpy(h->ctr, job->opened->ctr, job->opened->n_ctr * sizeof *h->ctr);
@@ -425,6 +431,8 @@ int worker_run(const worker_request *job, worker_output *out, nb_error *err)
                 g_last_end_ns = clock_ns();
             }
             out->alu_slowdown = h->alu_slowdown;
+            out->steps = h->steps;
+            out->step_over = h->step_over;
         }
     }
     if (ended)

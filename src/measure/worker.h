@@ -73,6 +73,10 @@ typedef struct worker_output {
     double *samples[2];          /* [run][ctr * n_measurements + i] */
     bool *overflow;              /* per counter */
     unsigned char lost[PMU_MAX_GROUP_CTR];   /* per counter: pmu_lost */
+    uint64_t steps;              /* a stepped group (pmu_group.stepped): the
+                                    instructions stepped */
+    bool step_over;              /* ... ran over its step_budget: its counters
+                                    are unavailable */
     double cal_run[2];           /* ticks per core cycle used for each run */
     double *cal;                 /* every calibration value */
     size_t n_cal;
