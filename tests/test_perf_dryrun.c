@@ -3,6 +3,7 @@
  * (NB_REGEN=1 rewrites them), and the real open path with its advice. */
 #include "pmu_fixtures.h"
 
+#include <linux/perf_event.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,7 +47,7 @@ static void test_intel_grouping(void **st)
     nb_event ev[32];
     size_t n = fx_intel_events(ev);
     pmu_plan plan;
-    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, n, &plan), 0);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, n, &plan, NULL), 0);
     /* fixed | 4 core | rsp0+rsp1 | load latency alone | frontend alone |
      * CTR=2 | CTR=2 + rsp0 | rsp0 with another value */
     static const size_t sizes[] = {0, 4, 2, 1, 1, 1, 2, 1};
@@ -70,11 +71,11 @@ static void test_no_fixed_group_without_option(void **st)
     pmu_config cfg = fx_config(&ci, 0, false);
     nb_event ev = fx_event("UOPS_ISSUED.ANY", 0x0E, 0x01);
     pmu_plan plan;
-    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan), 0);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan, NULL), 0);
     assert_int_equal(plan.n_groups, 1);
     assert_int_equal(plan.groups[0].n_events, 1);
     fx_plan_free(&plan);
-    assert_int_equal(pmu_perf_backend.plan(&cfg, NULL, 0, &plan), 0);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, NULL, 0, &plan, NULL), 0);
     assert_int_equal(plan.n_groups, 0);
 }
 
@@ -93,7 +94,7 @@ static void test_ctr_out_of_range(void **st)
     FILE *diag = open_memstream(&msg, &len);
     assert_non_null(diag);
     nb_diag_redirect(diag);
-    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, 2, &plan), 0);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, 2, &plan, NULL), 0);
     nb_diag_redirect(NULL);
     fclose(diag);
     assert_non_null(strstr(msg, "X: CTR=4"));
@@ -116,8 +117,10 @@ static void test_two_extra_msrs_rejected(void **st)
     nb_event ev = fx_event("BAD", 0xB7, 0x01);
     ev.has_msr_rsp0 = ev.has_msr_3f6h = true;
     pmu_plan plan;
-    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan), NB_EINPUT);
-    assert_non_null(strstr(pmu_last_error(), "BAD"));
+    nb_error e;
+    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan, &e), NB_EINPUT);
+    assert_int_equal(e.status, NB_EINPUT);
+    assert_non_null(strstr(e.message, "BAD"));
 }
 
 static void test_intel_dry_run(void **st)
@@ -246,7 +249,8 @@ static void test_rdpmc_switch(void **st)
     cpu_info ci = fx_skylake_x();
     pmu_config cfg = fx_config(&ci, 0, false);
     cfg.sysfs_root = root;
-    int rc = pmu_rdpmc_enable(&cfg, false);
+    nb_error e;
+    int rc = pmu_rdpmc_enable(&cfg, false, &e);
     if (geteuid() == 0) {
         assert_int_equal(rc, 1);
         assert_string_equal(read_text(path), "2");
@@ -254,7 +258,7 @@ static void test_rdpmc_switch(void **st)
         assert_string_equal(read_text(path), "0");
     } else {
         assert_int_equal(rc, NB_ESYSTEM);
-        assert_non_null(strstr(pmu_last_error(), "echo 2 >"));
+        assert_non_null(strstr(e.message, "echo 2 >"));
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     assert_int_equal(system(cmd), 0);
@@ -281,11 +285,11 @@ static void test_real_open(void **st)
     nb_event ev = fx_event("INST_RETIRED", 0xC0, 0x00);
     pmu_group_plan gp = {&ev, 1, false};
     pmu_group g;
-    int rc = pmu_perf_backend.open(&cfg, &gp, &g);
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", pmu_last_error());
-    char why[1024] = "";
-    int prc = pmu_perf_backend.probe(&cfg, why, sizeof why);
+    nb_error e, w;
+    int rc = pmu_perf_backend.open(&cfg, &gp, &g, &e);
+    const char *msg = e.message;
+    int prc = pmu_perf_backend.probe(&cfg, &w);
+    const char *why = w.message;
     if (rc == 0) {
         assert_int_equal(g.n_ctr, 1);
         assert_int_equal(g.ctr[0].read, PMU_READ_RDPMC);
@@ -307,6 +311,69 @@ static void test_real_open(void **st)
     }
 }
 
+/* -msr_config on perf: a RAPL MSR opens on the power PMU sysfs describes
+ * (system-wide on the CPU, read(2) around each run, microjoules); another
+ * MSR, or no power PMU, is unavailable with the reason. */
+static void test_msr_events_on_perf(void **st)
+{
+    (void)st;
+    char root[] = "/tmp/nb-power-test-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char cmd[512], path[512];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/sys/bus/event_source/devices/power/events", root);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/sys/bus/event_source/devices/power/type", root);
+    write_text(path, "23\n");
+    snprintf(path, sizeof path, "%s/sys/bus/event_source/devices/power/events/energy-pkg", root);
+    write_text(path, "event=0x02\n");
+    snprintf(path, sizeof path, "%s/sys/bus/event_source/devices/power/events/energy-pkg.scale",
+             root);
+    write_text(path, "2.3283064365386962890625e-10\n");
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 0, false);
+    cfg.sysfs_root = root;
+    nb_msr_event m[2] = {{.name = "RAPL_PKG_ENERGY", .read_msr = 0x611},
+                         {.name = "LLC_LOOKUP_CBO_0", .n_writes = 1, .write_msr = {0xE01},
+                          .write_val = {0x20000000}, .read_msr = 0x706}};
+    nb_event ev[2];
+    msr_event_to_event(&m[0], &ev[0]);
+    msr_event_to_event(&m[1], &ev[1]);
+    char *text = fx_dry_run(&pmu_perf_backend, &cfg, ev, 2);
+    assert_non_null(strstr(text, "name=RAPL_PKG_ENERGY\npid=-1\ncpu=0\n"));
+    assert_non_null(strstr(text, "type=23 "));
+    assert_non_null(strstr(text, "config=0x2\n"));
+    assert_non_null(strstr(text, "msr=0x611\nread=read(2) before and after each run, x 0.000232831"));
+    assert_non_null(strstr(text, "name=LLC_LOOKUP_CBO_0\nread=none\nreason=perf reads MSRs only"));
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+    text = fx_dry_run(&pmu_perf_backend, &cfg, ev, 1);
+    assert_non_null(strstr(text, "name=RAPL_PKG_ENERGY\nread=none\nreason=no RAPL counter through perf"));
+    free(text);
+}
+
+/* After a group's runs the index in the event's mmap page must still be the
+ * one compiled into the code, and the event must have run the whole time:
+ * anything else is a lost counter, never a stale reading. */
+static void test_counter_check(void **st)
+{
+    (void)st;
+    struct perf_event_mmap_page pg;
+    memset(&pg, 0, sizeof pg);
+    pg.lock = 4;
+    pg.index = 3;                 /* rdpmc ecx 2 */
+    pg.cap_user_rdpmc = 1;
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 1000), PMU_KEPT);
+    assert_int_equal(perf_counter_check(&pg, 1, 1000, 1000), PMU_LOST_MOVED);
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 999), PMU_LOST_MULTIPLEXED);
+    pg.index = 0;                 /* not on a counter now */
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 1000), PMU_LOST_MOVED);
+    pg.index = 3;
+    pg.cap_user_rdpmc = 0;        /* rdpmc no longer allowed */
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 1000), PMU_LOST_MOVED);
+    assert_non_null(strstr(pmu_lost_text(PMU_LOST_MULTIPLEXED), "multiplexed"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +390,8 @@ int main(void)
         cmocka_unit_test(test_offcore_ocr_and_load_latency),
         cmocka_unit_test(test_rdpmc_switch),
         cmocka_unit_test(test_real_open),
+        cmocka_unit_test(test_counter_check),
+        cmocka_unit_test(test_msr_events_on_perf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

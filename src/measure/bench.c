@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "measure/bench.h"
+#include "events/evdb.h"
 #include "harness/codegen.h"
-#include "pmu/advice.h"
 #include "pmu/common.h"
 #include "pmu/pmu.h"
+#include "sys/error.h"
 #include "sys/restore.h"
 #include "measure/runner.h"
 #include "measure/stats.h"
@@ -31,24 +32,25 @@ static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_event
     cfg->no_mem = o->no_mem;
     cfg->sysfs_root = "";
     cfg->dev_root = "";
+    cfg->defaults = !o->config && !o->events;
+    const char *uarch = NULL;
+    nb_error e;
+    cfg->event_vendor = o->uarch && evdb_select(cpu, o->uarch, &uarch, &e) == 0 && uarch
+                            ? evdb_uarch_vendor(uarch) : cpu->vendor;
 }
 
 /* The copies of the two runs, and a size check with the limit in the message. */
-static int plan_copies(const nb_options *o, const bench_code *c, long copies[2], char *err,
-                       size_t errlen)
+static int plan_copies(const nb_options *o, const bench_code *c, long copies[2], nb_error *err)
 {
     copies[0] = o->basic_mode ? 0 : o->unroll_count;
     copies[1] = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
-    if (c->code_len && (unsigned long)copies[1] > CODEGEN_MAX_BYTES / c->code_len) {
-        snprintf(err, errlen, "-unroll_count %ld: %ld copies of %zu bytes of code do not fit: "
-                 "the generated code is limited to %u MiB (lower -unroll_count, or use -loop_count)",
-                 o->unroll_count, copies[1], c->code_len, CODEGEN_MAX_BYTES >> 20);
-        return NB_EUSAGE;
-    }
-    if (o->n_measurements < 1) {
-        snprintf(err, errlen, "-n_measurements must be at least 1");
-        return NB_EUSAGE;
-    }
+    if (c->code_len && (unsigned long)copies[1] > CODEGEN_MAX_BYTES / c->code_len)
+        return nb_error_set(err, NB_EUSAGE, "-unroll_count %ld: %ld copies of %zu bytes of code "
+                            "do not fit: the generated code is limited to %u MiB (lower "
+                            "-unroll_count, or use -loop_count)",
+                            o->unroll_count, copies[1], c->code_len, CODEGEN_MAX_BYTES >> 20);
+    if (o->n_measurements < 1)
+        return nb_error_set(err, NB_EUSAGE, "-n_measurements must be at least 1");
     return 0;
 }
 
@@ -67,6 +69,11 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
         e->unavailable = ro->ctr[k].read == PMU_READ_NONE;
         e->estimated = ro->ctr[k].tsc_cycles;
         e->overflow = ro->overflow[k];
+        e->lost = k < PMU_MAX_GROUP_CTR ? ro->lost[k] : PMU_KEPT;
+        if (e->lost) {
+            e->unavailable = true;
+            nb_warn("%s: not read: %s", e->name, pmu_lost_text((pmu_lost)e->lost));
+        }
         e->group = group;
         e->n_samples = n;
         r->n_ev++;
@@ -233,31 +240,30 @@ static bool same_events(const bench_session *s, const nb_event *ev, size_t n)
 
 /* Select the backend for these options (again only if they changed). */
 static int session_backend(bench_session *s, const nb_options *o, const cpu_info *cpu,
-                           size_t n_events, char *err, size_t errlen)
+                           size_t n_events, nb_error *err)
 {
     pmu_config cfg;
     config_from(o, cpu, n_events, &cfg);
     if (s->have_backend && s->kind == o->backend && s->cpu_index == cfg.cpu_index &&
         s->usr == cfg.count_usr && s->os == cfg.count_os && s->fixed == cfg.fixed_counters &&
+        s->cfg.defaults == cfg.defaults && s->cfg.event_vendor == cfg.event_vendor &&
         s->cpu == cpu)
         return 0;
     if (s->have_backend)
         drop_backend(s);
-    char why[1024];
-    const pmu_backend *be = pmu_select(o->backend, &cfg, why, sizeof why);
+    const pmu_backend *be = pmu_select(o->backend, &cfg, err);
     if (!be) {
-        snprintf(err, errlen, "no usable counter backend: %s", why);
+        nb_error_prefix(err, "no usable counter backend");
         return NB_EUNSUPPORTED;
     }
+    nb_error_clear(err);   /* the refusals of the backends above it */
     restore_install_signals();
     if (be->flags & PMU_BE_RDPMC) {
         /* rdpmc in user mode: switched on (root) in the parent, so that a
          * child killed mid-run cannot leave it changed. */
-        int e = pmu_rdpmc_enable(&cfg, be->flags & PMU_BE_RDPMC_ALWAYS);
-        if (e < 0) {
-            snprintf(err, errlen, "%s", pmu_last_error());
+        int e = pmu_rdpmc_enable(&cfg, be->flags & PMU_BE_RDPMC_ALWAYS, err);
+        if (e < 0)
             return e;
-        }
         if (e == 1)
             restore_push_fn(pmu_rdpmc_restore);
     }
@@ -277,22 +283,23 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
  * programmed by the parent, so a crashed child cannot leave them set.  The
  * tsc backend changes nothing: opened here too, so that a group it cannot
  * count at all is not run. */
-static int session_plan(bench_session *s, const nb_event *events, size_t n_events, char *err,
-                        size_t errlen)
+static int session_plan(bench_session *s, const nb_event *events, size_t n_events,
+                        nb_error *err)
 {
     if (same_events(s, events, n_events))
         return 0;
     drop_plan(s);
     const pmu_backend *be = s->be;
-    if (be->plan(&s->cfg, events, n_events, &s->plan)) {
-        snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
+    if (pmu_plan_make(be, &s->cfg, events, n_events, &s->plan, err)) {
+        nb_error_prefix(err, "%s: cannot group the events", be->name);
+        err->status = NB_EUNSUPPORTED;
         return NB_EUNSUPPORTED;
     }
     s->have_plan = true;
     s->events = malloc((n_events ? n_events : 1) * sizeof *s->events);
     if (!s->events) {
         drop_plan(s);
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     if (n_events)
         memcpy(s->events, events, n_events * sizeof *events);
@@ -302,14 +309,15 @@ static int session_plan(bench_session *s, const nb_event *events, size_t n_event
     s->opened = calloc(s->plan.n_groups + 1, sizeof *s->opened);
     if (!s->opened) {
         drop_plan(s);
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     g_open_session = s;
     restore_push_fn(close_open_groups);
     for (size_t g = 0; g < s->plan.n_groups; g++) {
-        int rc = be->open(&s->cfg, &s->plan.groups[g], &s->opened[g]);
+        int rc = be->open(&s->cfg, &s->plan.groups[g], &s->opened[g], err);
         if (rc) {
-            snprintf(err, errlen, "%s: %s", be->name, pmu_last_error());
+            nb_error_prefix(err, "%s", be->name);
+            err->status = rc;
             drop_plan(s);
             return rc;
         }
@@ -325,7 +333,8 @@ static measure_params measure_params_of(const nb_options *o)
         .n_measurements = o->n_measurements, .warm_up_count = o->warm_up_count,
         .initial_warm_up_count = o->initial_warm_up_count, .loop_count = o->loop_count,
         .alignment_offset = o->alignment_offset, .no_mem = o->no_mem, .df = o->df,
-        .debug = o->debug, .r14_size = (size_t)o->r14_size, .timeout = o->timeout,
+        .debug = o->debug, .r14_size = o->r14_size > 0 ? (size_t)o->r14_size : (size_t)1 << 20,
+        .r14_mid = o->r14_size <= 0, .timeout = o->timeout,
     };
 }
 
@@ -344,22 +353,52 @@ static void fragments_of(const nb_options *o, const bench_code *c, nb_fragment f
                                              c->one_time_init, c->one_time_init_len};
 }
 
+/* The table's default events this backend cannot count are left out (the
+ * user did not ask for them), said in one note; -config or -events list
+ * every event, unavailable ones included. */
+static void drop_unmeasured(bench_result *r)
+{
+    size_t kept = 0, dropped = 0;
+    for (size_t i = 0; i < r->n_ev; i++) {
+        if (r->ev[i].unavailable && !r->ev[i].lost) {
+            free(r->ev[i].samples[0]);
+            free(r->ev[i].samples[1]);
+            dropped++;
+            continue;
+        }
+        r->ev[kept++] = r->ev[i];
+    }
+    r->n_ev = kept;
+    if (dropped)
+        nb_note("%zu of the event table's default events need a hardware PMU and are not "
+                "shown (nb -cpu_info says why there is none; -config all or -events lists "
+                "them)", dropped);
+}
+
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
-                      bench_result *out, char *err, size_t errlen)
+                      bench_result *out, nb_error *err)
 {
+    nb_error dummy;
+    if (!err)
+        err = &dummy;
+    nb_error_clear(err);
     memset(out, 0, sizeof *out);
     long copies[2];
-    int rc = plan_copies(o, c, copies, err, errlen);
+    int rc = plan_copies(o, c, copies, err);
     if (rc)
         return rc;
-    if ((rc = session_backend(s, o, cpu, n_events, err, errlen)) ||
-        (rc = session_plan(s, events, n_events, err, errlen)))
+    if ((rc = session_backend(s, o, cpu, n_events, err)) ||
+        (rc = session_plan(s, events, n_events, err)))
         return rc;
     const pmu_backend *be = s->be;
     out->backend = be->name;
     out->copies[0] = copies[0];
     out->copies[1] = copies[1];
+    /* nanoBench's base run of -basic_mode has neither copies nor the loop, so
+     * the loop's own dec/jnz are part of the result per iteration. */
+    out->loops[0] = o->basic_mode ? 0 : o->loop_count;
+    out->loops[1] = o->loop_count;
     long reps = o->loop_count * o->unroll_count > o->unroll_count ? o->loop_count * o->unroll_count
                                                                   : o->unroll_count;
     out->normalization = o->no_normalization ? 1.0 : (double)reps;
@@ -374,62 +413,70 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         runner_job job = {
             .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
-            .copies = {copies[0], copies[1]},
+            .copies = {copies[0], copies[1]}, .loops = {out->loops[0], out->loops[1]},
+            .fresh = g == 0,
         };
         memcpy(job.frag, frag, sizeof frag);
         runner_output ro;
         if (opened && !group_reads_anything(opened))
             rc = unavailable_output(opened, o->n_measurements, &ro);
         else
-            rc = runner_run(&job, &ro, err, errlen);
+            rc = runner_run(&job, &ro, err);
+        if (rc == NB_ENOMEM && !err->message[0])
+            nb_error_set(err, rc, "out of memory");
         if (rc == 0) {
             rc = add_results(o, &ro, g, out, out->normalization);
+            if (rc)
+                nb_error_set(err, rc, "out of memory");
             add_calibration(out, &ro, &cal_all, &n_cal_all);
             runner_output_free(&ro);
         }
     }
     free(cal_all);
+    if (rc == 0 && s->cfg.defaults)
+        drop_unmeasured(out);
     if (rc)
         bench_result_free(out);
     return rc;
 }
 
 int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
-              size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
-              size_t errlen)
+              size_t n_events, const cpu_info *cpu, bench_result *out, nb_error *err)
 {
     bench_session *s = bench_session_new();
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return NB_ENOMEM;
-    }
-    int rc = bench_session_run(s, o, c, events, n_events, cpu, out, err, errlen);
+    if (!s)
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
+    int rc = bench_session_run(s, o, c, events, n_events, cpu, out, err);
     bench_session_free(s);
     return rc;
 }
 
 int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,
-                  const cpu_info *cpu, char *err, size_t errlen)
+                  const cpu_info *cpu, nb_error *err)
 {
+    nb_error dummy;
+    if (!err)
+        err = &dummy;
+    nb_error_clear(err);
     pmu_config cfg;
     config_from(o, cpu, n_events, &cfg);
     const pmu_backend *be = NULL;
-    char why[1024];
     /* A forced backend prints its plan even where it could not run. */
     switch (o->backend) {
     case PMU_BACKEND_PERF: be = &pmu_perf_backend; break;
     case PMU_BACKEND_MSR: be = &pmu_msr_backend; break;
     case PMU_BACKEND_TSC: be = &pmu_tsc_backend; break;
-    default: be = pmu_select(PMU_BACKEND_AUTO, &cfg, why, sizeof why); break;
+    default: be = pmu_select(PMU_BACKEND_AUTO, &cfg, err); break;
     }
     if (!be) {
-        snprintf(err, errlen, "no usable counter backend: %s", why);
+        nb_error_prefix(err, "no usable counter backend");
         return NB_EUNSUPPORTED;
     }
+    nb_error_clear(err);
     pmu_plan plan;
-    int rc = be->plan(&cfg, events, n_events, &plan);
+    int rc = pmu_plan_make(be, &cfg, events, n_events, &plan, err);
     if (rc) {
-        snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
+        nb_error_prefix(err, "%s: cannot group the events", be->name);
         return rc;
     }
     be->dry_run(f, &cfg, &plan);
@@ -465,10 +512,10 @@ void bench_result_free(bench_result *r)
     r->n_ev = 0;
 }
 
-const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, char *why, size_t whylen)
+const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, nb_error *why)
 {
     pmu_config cfg;
     config_from(o, cpu, 0, &cfg);
-    const pmu_backend *be = pmu_select(o->backend, &cfg, why, whylen);
+    const pmu_backend *be = pmu_select(o->backend, &cfg, why);
     return be ? be->name : NULL;
 }

@@ -20,7 +20,8 @@
 #include <stdio.h>
 
 #include "sys/cpu.h"
-#include "events/events.h"
+#include "sys/error.h"
+#include "events/config.h"
 #include "cli/options.h"
 
 typedef struct bench_code {
@@ -33,6 +34,9 @@ typedef struct bench_event_result {
     bool unavailable;        /* the backend cannot count it: never printed as 0 */
     bool estimated;          /* tsc backend: core cycles from the calibration */
     bool overflow;           /* a reading went backwards (counter wrapped) */
+    unsigned char lost;      /* pmu_lost: the counter moved or was multiplexed
+                                during the runs; its readings are not used
+                                (unavailable is set too) */
     size_t group;            /* which group (benchmark execution) measured it */
     double value;            /* the result, normalized unless -no_normalization */
     double min, max;         /* -range: from the per-run minima and maxima */
@@ -62,14 +66,15 @@ typedef struct bench_result {
     size_t n_ev;
     size_t n_groups;
     long copies[2];                  /* local unroll count of the two runs */
+    long loops[2];                   /* their loop counts (-basic_mode: 0 for the first) */
     double normalization;            /* the divisor (1 with -no_normalization) */
     bench_calibration cal;
 } bench_result;
 
-/* One benchmark in a session of its own. */
+/* One benchmark in a session of its own.  Returns 0, or a negative status
+ * with the message in *err (as for every function here). */
 int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
-              size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
-              size_t errlen);
+              size_t n_events, const cpu_info *cpu, bench_result *out, nb_error *err);
 
 /* A session shares set-up between benchmarks (a batch): the backend and
  * user-mode rdpmc once per (backend option, CPU, -usr, -os), the event
@@ -82,12 +87,12 @@ typedef struct bench_session bench_session;
 bench_session *bench_session_new(void);
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
-                      bench_result *out, char *err, size_t errlen);
+                      bench_result *out, nb_error *err);
 void bench_session_free(bench_session *s);
 
 /* -dry_run: what the backend would program, for every group; no code runs. */
 int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,
-                  const cpu_info *cpu, char *err, size_t errlen);
+                  const cpu_info *cpu, nb_error *err);
 
 /* "tsc (TSC 2.10 GHz, 0.5676 ticks/core cycle [0.5671;0.5680] from 30
  * calibrations, core ~3.70 GHz)" — what main prints after "nb: backend: ". */
@@ -95,8 +100,8 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen);
 
 void bench_result_free(bench_result *r);
 
-/* The backend bench_run would use with these options (-cpu_info), or NULL
- * with every backend's refusal in `why`. */
-const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, char *why, size_t whylen);
+/* The backend bench_run would use with these options (-cpu_info), or NULL;
+ * the refusals of the backends tried before it are the message of *why. */
+const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, nb_error *why);
 
 #endif

@@ -49,10 +49,11 @@ bool g_debug_shown;
 /* Child: how it was started (child_main's argument). */
 static child_start g_start;
 
-static _Noreturn void child_fail(int status, const char *fmt, const char *a)
+/* The run cannot go on: the error to the parent (runner_run), then exit. */
+static _Noreturn void child_fail(const nb_error *e)
 {
-    g_hdr->status = status;
-    snprintf(g_hdr->msg, sizeof g_hdr->msg, fmt, a);
+    g_hdr->status = e->status ? e->status : NB_ESYSTEM;
+    g_hdr->err = *e;
     _exit(1);
 }
 
@@ -65,10 +66,43 @@ void run_prog(const codegen_prog *p, int kind)
     g_cur_kind = PROG_NONE;
 }
 
-/* The tsc method's hook: the same, the kind said for fault reports. */
+/* The counters of the current group read outside the code (MSR events):
+ * the backend, its settings and the open group; g NULL when there are none. */
+static struct {
+    const pmu_backend *be;
+    pmu_config cfg;
+    pmu_group *g;
+} g_outside;
+
+static void read_outside(uint64_t *v)
+{
+    nb_error err;
+    for (size_t k = 0; k < g_outside.g->n_ctr; k++) {
+        if (g_outside.g->ctr[k].read != PMU_READ_OUTSIDE)
+            continue;
+        if (g_outside.be->read_outside(&g_outside.cfg, g_outside.g, k, &v[k], &err))
+            child_fail(&err);
+    }
+}
+
+/* The tsc method's hook: the same, the kind said for fault reports; the
+ * counters the code cannot read are read right before and after it, into
+ * the slots the code leaves alone. */
 static void run_measured(const codegen_prog *p, bool calibration)
 {
-    run_prog(p, calibration ? PROG_CAL : PROG_MEASURE);
+    if (calibration || !g_outside.g) {
+        run_prog(p, calibration ? PROG_CAL : PROG_MEASURE);
+        return;
+    }
+    uint64_t before[CODEGEN_MAX_CTR], after[CODEGEN_MAX_CTR];
+    read_outside(before);
+    run_prog(p, PROG_MEASURE);
+    read_outside(after);
+    for (size_t k = 0; k < g_outside.g->n_ctr; k++)
+        if (g_outside.g->ctr[k].read == PMU_READ_OUTSIDE) {
+            p->data->m1[k] = before[k];
+            p->data->m2[k] = after[k];
+        }
 }
 
 /* An area with GUARD_SIZE of no-access pages on both sides, or NULL. */
@@ -154,7 +188,7 @@ static struct {
     size_t r14_size;
 } g_areas;
 
-int areas_map(size_t r14_size, char *err, size_t errlen)
+int areas_map(size_t r14_size, nb_error *err)
 {
     if (g_areas.r14 && g_areas.r14_size == r14_size && g_areas.rdi)
         return 0;
@@ -168,11 +202,9 @@ int areas_map(size_t r14_size, char *err, size_t errlen)
             *small[i] = map_guarded(AREA_SIZE);
         ok &= *small[i] != NULL;
     }
-    if (!ok) {
-        snprintf(err, errlen, "cannot map the memory areas (R14's: -r14_size %zu bytes, "
-                 "others 1 MB each)", r14_size);
-        return NB_ENOMEM;
-    }
+    if (!ok)
+        return nb_error_set(err, NB_ENOMEM, "cannot map the memory areas (R14's: -r14_size %zu "
+                            "bytes, others 1 MB each)", r14_size);
     return 0;
 }
 
@@ -294,7 +326,7 @@ static bool same_group(const struct kept_group *k, const worker_job *w)
            events_equal(k->events, w->events, w->n_events);
 }
 
-static const pmu_group *child_group(const worker_job *w)
+static pmu_group *child_group(const worker_job *w)
 {
     struct kept_group *k = NULL;
     for (size_t i = 0; i < KEPT_GROUPS && !k; i++)
@@ -315,14 +347,18 @@ static const pmu_group *child_group(const worker_job *w)
         memcpy(k->events, w->events, sizeof k->events);
         pmu_group_plan plan = {.events = k->events, .n_events = w->n_events,
                                .with_clock = w->with_clock};
-        int rc = w->backend->open(&cfg, &plan, &k->grp);
+        nb_error e;
+        nb_error_clear(&e);
+        int rc = w->backend->open(&cfg, &plan, &k->grp, &e);
         if (rc) {
-            char err[512];
-            snprintf(err, sizeof err, "%s: %s", w->backend->name, pmu_last_error());
-            child_fail(rc, "%s", err);
+            e.status = rc;
+            nb_error_prefix(&e, "%s", w->backend->name);
+            child_fail(&e);
         }
-        if (k->grp.n_ctr > CODEGEN_MAX_CTR)
-            child_fail(NB_EUNSUPPORTED, "%s", "too many counters in one group");
+        if (k->grp.n_ctr > CODEGEN_MAX_CTR) {
+            nb_error_set(&e, NB_EUNSUPPORTED, "too many counters in one group");
+            child_fail(&e);
+        }
         k->used = true;
         k->backend = w->backend;
         k->cfg = w->cfg;
@@ -340,24 +376,38 @@ static void child_run(double *samples)
     const worker_job *w = &h->job;
     const measure_params *o = &w->p;
     const bench_code *c = &g_job_code;
-    char err[512];
+    nb_error err;
+    nb_error_clear(&err);
+    if (w->fresh)
+        child_reset();
     child_ready(w, g_areas.r14_size);
 
-    pmu_group grp;
+    pmu_group grp, *kept = NULL;
     if (w->opened) {
         memset(&grp, 0, sizeof grp);
         grp.ctr = h->ctr;
         grp.n_ctr = h->n_ctr;
     } else {
-        grp = *child_group(w);
+        kept = child_group(w);
+        grp = *kept;
         h->n_ctr = grp.n_ctr;
         memcpy(h->ctr, grp.ctr, grp.n_ctr * sizeof *grp.ctr);
     }
 
     codegen_read reads[CODEGEN_MAX_CTR];
     bool tsc_cal = false;
+    g_outside.g = NULL;
     for (size_t i = 0; i < grp.n_ctr; i++) {
-        reads[i].kind = grp.ctr[i].read;
+        /* the code leaves the slots of counters read outside it alone */
+        if (grp.ctr[i].read == PMU_READ_OUTSIDE && w->backend->read_outside && !g_outside.g) {
+            g_outside.be = w->backend;
+            g_outside.cfg = w->cfg;
+            g_outside.cfg.cpu = &w->cpu;
+            g_outside.cfg.sysfs_root = w->sysfs_root;
+            g_outside.cfg.dev_root = w->dev_root;
+            g_outside.g = &grp;
+        }
+        reads[i].kind = grp.ctr[i].read == PMU_READ_OUTSIDE ? PMU_READ_NONE : grp.ctr[i].read;
         reads[i].ecx = grp.ctr[i].rdpmc_ecx;
         tsc_cal |= grp.ctr[i].tsc_cycles;
     }
@@ -370,7 +420,8 @@ static void child_run(double *samples)
         .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = g_isa.bmi2,
         .avx = g_isa.avx, .avx512 = g_isa.avx512,
         .reads = reads, .n_reads = grp.n_ctr,
-        .r14 = (uintptr_t)g_areas.r14,   /* the start: [R14+addr], addr < -r14_size */
+        /* nanoBench: the middle of 1 MB; -r14_size: the start ([R14+addr]) */
+        .r14 = (uintptr_t)(g_areas.r14 + (o->r14_mid ? g_areas.r14_size / 2 : 0)),
         .rdi = (uintptr_t)(g_areas.rdi + AREA_SIZE / 2),
         .rsi = (uintptr_t)(g_areas.rsi + AREA_SIZE / 2),
         .rbp = (uintptr_t)(g_areas.rbp + AREA_SIZE / 2),
@@ -378,26 +429,28 @@ static void child_run(double *samples)
     };
     codegen_prog first, second, once = {0};
     int rc;
-    if (c->one_time_init_len) {
+    if (c->one_time_init_len && w->fresh) {
         codegen_params q = p;
         q.code = NULL; q.code_len = 0; q.copies = 0; q.loop_count = 0;
         q.init = c->one_time_init; q.init_len = c->one_time_init_len;
         q.late_init = NULL; q.late_init_len = 0;
         q.n_reads = 0; q.df = false; q.debug = false;
-        if ((rc = codegen_build(&q, &once, err, sizeof err)))
-            child_fail(rc, "%s", err);
+        if ((rc = codegen_build(&q, &once, &err)))
+            child_fail(&err);
     }
     p.copies = (size_t)w->copies[0];
-    if ((rc = codegen_build(&p, &first, err, sizeof err)))
-        child_fail(rc, "%s", err);
+    p.loop_count = w->loops[0];
+    if ((rc = codegen_build(&p, &first, &err)))
+        child_fail(&err);
     p.copies = (size_t)w->copies[1];
-    if ((rc = codegen_build(&p, &second, err, sizeof err)))
-        child_fail(rc, "%s", err);
+    p.loop_count = w->loops[1];
+    if ((rc = codegen_build(&p, &second, &err)))
+        child_fail(&err);
 
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
-        if ((rc = cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, err, sizeof err)))
-            child_fail(rc, "%s", err);
+        if ((rc = cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, &err)))
+            child_fail(&err);
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
         settle = g_start.hot_tsc_ghz <= 0;
@@ -406,10 +459,13 @@ static void child_run(double *samples)
         h->imul_latency = g_cal.cp.n > 1 ? g_cal.cp.ch[1].latency : 0;
         h->tsc_ghz = g_cal.tsc_ghz;
     }
-    if (once.base)
+    if (once.base && w->fresh)
         run_prog(&once, PROG_ONE_TIME);
-    for (long i = 0; i < o->initial_warm_up_count; i++)
-        run_prog(&first, PROG_MEASURE);
+    /* nanoBench warms up with unroll_count copies and the loop: the first
+     * program, or -basic_mode's second (its first has no copies). */
+    const codegen_prog *warm = w->copies[0] > 0 || w->copies[1] == 0 ? &first : &second;
+    for (long i = 0; w->fresh && i < o->initial_warm_up_count; i++)
+        run_prog(warm, PROG_MEASURE);
 
     long n = o->n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
@@ -423,8 +479,8 @@ static void child_run(double *samples)
     const cal_progs *cpp = tsc_cal ? &g_cal.cp : NULL;
     /* the executions of the code the two programs differ by: a TSC step's
      * share of the result per run (see INNER_EXEC) */
-    double execs = ((double)second.n_copies - (double)first.n_copies) *
-                   (double)(o->loop_count > 0 ? o->loop_count : 1);
+    double execs = (double)second.n_copies * (double)(w->loops[1] > 0 ? w->loops[1] : 1) -
+                   (double)first.n_copies * (double)(w->loops[0] > 0 ? w->loops[0] : 1);
     double enough = execs >= 1 ? INNER_EXEC / execs : INNER_MAX;
     run_state rs[2] = {
         {.p = &first, .run = run_measured, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
@@ -432,6 +488,8 @@ static void child_run(double *samples)
     };
     size_t n_add;
     size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);
+    if (kept && w->backend->verify)
+        w->backend->verify(kept, h->lost);
     if (tsc_cal) {
         h->n_cal = n_cal;
         h->cal_run[0] = h->cal_run[1] = stats_median(ratio, n_cal);
@@ -446,7 +504,7 @@ static void child_run(double *samples)
     codegen_free(&second);
     if (once.base)
         codegen_free(&once);
-    child_reset();
+    g_outside.g = NULL;
     h->done = 1;
 }
 
@@ -458,16 +516,20 @@ _Noreturn void child_main(child_start st)
     g_hdr = st.h;
     shared_hdr *h = g_hdr;
     int cpu = st.cpu;
-    char err[512];
+    nb_error err;
+    nb_error_clear(&err);
     int sock = child_isolate(st.parent, st.sock);
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0)
-        child_fail(NB_ESYSTEM, "cannot pin to CPU %s (sched_setaffinity failed)",
-                   (snprintf(err, sizeof err, "%d", cpu), err));
-    if (install_handlers(st.debug) != 0)
-        child_fail(NB_ESYSTEM, "%s", "cannot install the fault handlers");
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        nb_error_set(&err, NB_ESYSTEM, "cannot pin to CPU %d (sched_setaffinity failed)", cpu);
+        child_fail(&err);
+    }
+    if (install_handlers(st.debug) != 0) {
+        nb_error_set(&err, NB_ESYSTEM, "cannot install the fault handlers");
+        child_fail(&err);
+    }
     child_isa();
     if (st.wait_for_gdb) {
         wait_for_tracer();
@@ -475,8 +537,9 @@ _Noreturn void child_main(child_start st)
     }
     request_amx();
     /* Last: from here on a system call from anywhere but nb's own code traps. */
-    if (sandbox_trap_syscalls(err, sizeof err) != 0)
-        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%s", err);
+    if (sandbox_trap_syscalls(&err) != 0)
+        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%.*s", (int)sizeof h->sandbox_note - 1,
+                 err.message);
     double *samples = hdr_samples(h);
     for (;;) {
         char b;

@@ -36,6 +36,7 @@
 
 #include "harness/fragment.h"
 #include "pmu/pmu.h"
+#include "sys/error.h"
 
 /* The numbers of the options the engine uses, built once by the caller
  * (measure_params_of); this, not the command line, crosses fork(). */
@@ -44,6 +45,7 @@ typedef struct measure_params {
     long loop_count, alignment_offset;
     bool no_mem, df, debug;
     size_t r14_size;             /* bytes */
+    bool r14_mid;                /* R14 in the middle of its area (no -r14_size) */
     double timeout;              /* seconds, 0 = none */
 } measure_params;
 
@@ -55,7 +57,13 @@ typedef struct runner_job {
     const pmu_group_plan *plan;
     const pmu_group *opened;     /* opened by the parent, or NULL: child opens */
     int cpu;
-    long copies[2];
+    long copies[2];              /* copies of the code in the first and second program */
+    long loops[2];               /* their loop counts (-basic_mode: the first has none) */
+    /* The first group of a benchmark: the measuring process starts from
+     * zeroed memory areas and reset x87/AVX/AMX state, and runs
+     * -asm_one_time_init and the initial warm-up, once per benchmark as
+     * nanoBench does; later groups find the memory as the previous left it. */
+    bool fresh;
 } runner_job;
 
 typedef struct runner_output {
@@ -63,6 +71,7 @@ typedef struct runner_output {
     pmu_counter *ctr;            /* as opened */
     double *samples[2];          /* [run][ctr * n_measurements + i] */
     bool *overflow;              /* per counter */
+    unsigned char lost[PMU_MAX_GROUP_CTR];   /* per counter: pmu_lost */
     double cal_run[2];           /* ticks per core cycle used for each run */
     double *cal;                 /* every calibration value */
     size_t n_cal;
@@ -71,9 +80,9 @@ typedef struct runner_output {
                                     than the clock (sibling hyperthread) */
 } runner_output;
 
-/* Returns 0, NB_EFAULT (message in err), or another negative status.  The
- * measuring process is kept for the next run (see runner_stop). */
-int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen);
+/* Returns 0, or NB_EFAULT or another negative status with the message in
+ * *err.  The measuring process is kept for the next run (see runner_stop). */
+int runner_run(const runner_job *job, runner_output *out, nb_error *err);
 
 /* End the measuring process kept between runs, if there is one. */
 void runner_stop(void);

@@ -18,6 +18,7 @@
 #include "pmu/pmu.h"
 #include "pmu/tsc_method.h"
 #include "sys/cpu.h"
+#include "sys/error.h"
 
 
 #define AREA_SIZE (1u << 20)
@@ -53,7 +54,8 @@ typedef struct worker_job {
     size_t n_events;
     bool with_clock;
     bool opened;                 /* opened by the parent: counters in ctr[] */
-    long copies[2];
+    long copies[2], loops[2];
+    bool fresh;                  /* see runner_job.fresh */
     size_t len[4];               /* code, init, late_init, one_time_init */
 } worker_job;
 
@@ -61,13 +63,14 @@ typedef struct shared_hdr {
     worker_job job;
     size_t code_cap;             /* bytes for the code after the header */
     int done, status;
-    char msg[512];
+    nb_error err;                /* why the child stopped (child_fail) */
     fault_record fault;
     char sandbox_note[512];  /* why system calls are not trapped, if they are not */
     /* results */
     size_t n_ctr;
     pmu_counter ctr[CODEGEN_MAX_CTR];
     bool overflow[CODEGEN_MAX_CTR];
+    unsigned char lost[CODEGEN_MAX_CTR];   /* pmu_lost, from backend->verify */
     double cal_run[2];
     size_t n_cal;            /* ratios after the samples in the mapping */
     double alu_slowdown;
@@ -109,7 +112,7 @@ int install_handlers(bool debug);
 /* child.c */
 _Noreturn void child_main(child_start st);
 void run_prog(const codegen_prog *p, int kind);
-int areas_map(size_t r14_size, char *err, size_t errlen);
+int areas_map(size_t r14_size, nb_error *err);
 
 /* gdb.c */
 void wait_for_tracer(void);

@@ -32,7 +32,14 @@
  * reference cycles (PERF_TYPE_HARDWARE, which the kernel puts on fixed
  * counters 0-2) and topdown slots (raw 0x0400, fixed counter 3) where CPUID
  * reports them; on AMD, APERF and MPERF, which rdpmc cannot read, so they are
- * listed as unavailable. */
+ * listed as unavailable.
+ *
+ * MSR events (-msr_config): perf cannot read an arbitrary MSR, but the
+ * kernel's power PMU counts the RAPL energy MSRs.  Those open on it
+ * (system-wide on the CPU, as that PMU requires: pid -1), are read with
+ * read(2) right before and after each run, and are reported in microjoules
+ * (the count times the PMU's sysfs scale), not in the MSR's own energy units;
+ * any other MSR event prints unavailable with the reason. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -54,7 +61,7 @@
  * (see the top), but must not actually take samples. */
 #define PERF_HUGE_PERIOD (UINT64_C(1) << 46)
 
-typedef enum { SLOT_PERF, SLOT_RDTSC, SLOT_NONE } slot_kind;
+typedef enum { SLOT_PERF, SLOT_RDTSC, SLOT_NONE, SLOT_POWER } slot_kind;
 
 typedef struct perf_slot {
     char name[NB_EVENT_NAME_MAX];
@@ -62,11 +69,15 @@ typedef struct perf_slot {
     struct perf_event_attr attr;
     const char *note;        /* what it is / why unavailable */
     int ctr;                 /* CTR= from the config, -1 if none */
+    uint32_t msr;            /* SLOT_POWER: the RAPL MSR it stands for */
+    double scale;            /* SLOT_POWER: microjoules per count */
 } perf_slot;
 
 typedef struct perf_state {
     int fd[PERF_MAX_SLOTS];
     void *page[PERF_MAX_SLOTS];
+    /* time_enabled / time_running at the previous verify (or open) */
+    uint64_t enabled[PERF_MAX_SLOTS], running[PERF_MAX_SLOTS];
     size_t n;
     bool rdpmc_changed;
 } perf_state;
@@ -144,6 +155,70 @@ static size_t fixed_slots(const pmu_config *cfg, perf_slot *s)
     return n;
 }
 
+/* The power PMU's event for a RAPL energy MSR, or NULL. */
+static const char *rapl_event(cpu_vendor v, uint32_t msr)
+{
+    static const struct { uint32_t msr; const char *ev; } map[] = {
+        {0x611, "energy-pkg"}, {0x639, "energy-cores"}, {0x641, "energy-gpu"},
+        {0x619, "energy-ram"}, {0x64D, "energy-psys"}, {0xC001029B, "energy-pkg"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].msr == msr && (v == CPU_VENDOR_AMD) == (msr >= 0xC0000000u))
+            return map[i].ev;
+    return NULL;
+}
+
+/* A file of the power PMU in sysfs, its first line in buf; false if absent. */
+static bool power_file(const pmu_config *cfg, const char *name, char *buf, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/sys/bus/event_source/devices/power/%s",
+             cfg->sysfs_root ? cfg->sysfs_root : "", name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    return ok;
+}
+
+/* An MSR event's slot: RAPL on the power PMU where sysfs has it, else none. */
+static void msr_slot(const pmu_config *cfg, const nb_event *ev, perf_slot *s)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", ev->name);
+    s->ctr = -1;
+    s->kind = SLOT_NONE;
+    s->msr = ev->read_msr;
+    const char *rapl = rapl_event(cfg->cpu->vendor, ev->read_msr);
+    if (!rapl) {
+        s->note = "perf reads MSRs only as the power PMU's RAPL events, and this is not one; "
+                  "-backend msr (root, modprobe msr) reads it";
+        return;
+    }
+    char file[64], buf[128];
+    unsigned long type = 0, config = 0;
+    double scale = 0;
+    snprintf(file, sizeof file, "events/%s", rapl);
+    if (!power_file(cfg, "type", buf, sizeof buf) || (type = strtoul(buf, NULL, 0)) == 0 ||
+        !power_file(cfg, file, buf, sizeof buf) || !strstr(buf, "event=") ||
+        (config = strtoul(strstr(buf, "event=") + 6, NULL, 0)) == 0) {
+        s->note = "no RAPL counter through perf here (no power PMU event in sysfs); "
+                  "-backend msr (root, modprobe msr) reads the MSR";
+        return;
+    }
+    snprintf(file, sizeof file, "events/%s.scale", rapl);
+    if (power_file(cfg, file, buf, sizeof buf))
+        scale = strtod(buf, NULL);
+    slot_common(cfg, s);
+    s->kind = SLOT_POWER;
+    s->attr.type = (uint32_t)type;
+    s->attr.config = config;
+    s->attr.exclude_user = s->attr.exclude_kernel = s->attr.exclude_hv = 0;
+    s->scale = (scale > 0 ? scale : 0x1p-32) * 1e6;
+    s->note = "RAPL through the power PMU, in microjoules; read(2) before and after each run";
+}
+
 /* Does the kernel take an offcore response value in config1 for this
  * event?  Its extra_regs tables map MSR_OFFCORE_RSP_0 to event 0xB7 (0x2A
  * from Golden Cove on) and MSR_OFFCORE_RSP_1 to 0xBB (0x2B from Golden Cove
@@ -158,15 +233,21 @@ static bool offcore_event_ok(const nb_event *ev, bool rsp1)
 
 /* All slots of a group, in the order the counters are reported. */
 static int build_slots(const pmu_config *cfg, const pmu_group_plan *g, perf_slot *s,
-                       size_t *n_out)
+                       size_t *n_out, nb_error *err)
 {
     size_t n = 0;
     cpu_vendor v = cfg->cpu->vendor;
+    if (g->n_events == 1 && nb_event_is_msr(&g->events[0])) {
+        msr_slot(cfg, &g->events[0], s);
+        *n_out = 1;
+        return 0;
+    }
     if (g->n_events == 0 && cfg->fixed_counters)
         n = fixed_slots(cfg, s);
     if (g->n_events > PMU_MAX_GP) {
-        pmu_error_set("a group of %zu events is more than nb can open at once", g->n_events);
-        return NB_EUNSUPPORTED;
+        return nb_error_set(err, NB_EUNSUPPORTED,
+                            "a group of %zu events is more than nb can open at once",
+                            g->n_events);
     }
     for (size_t i = 0; i < g->n_events; i++, n++) {
         const nb_event *ev = &g->events[i];
@@ -178,21 +259,21 @@ static int build_slots(const pmu_config *cfg, const pmu_group_plan *g, perf_slot
         sl->ctr = ev->ctr;
         sl->note = "programmable counter";
         if (ev->any && v == CPU_VENDOR_AMD) {
-            pmu_error_set("%s: AnyT is an Intel bit; AMD has no equivalent", ev->name);
-            return NB_EINPUT;
+            return nb_error_set(err, NB_EINPUT, "%s: AnyT is an Intel bit; AMD has no equivalent",
+                                ev->name);
         }
         pmu_extra x;
-        int rc = pmu_event_extra(v, ev, &x);
+        int rc = pmu_event_extra(v, ev, &x, err);
         if (rc < 0)
             return rc;
         if (x.msr == 0x1A6 || x.msr == 0x1A7) {
             if (!offcore_event_ok(ev, x.msr == 0x1A7)) {
-                pmu_error_set("%s: the kernel writes %s (config1) only for event %s; use "
-                              "-backend msr", ev->name, x.what,
-                              x.msr == 0x1A6 ? "0xB7 or 0x2A (Golden Cove and later)"
-                                             : "0xBB, 0x2B (Golden Cove and later) or "
-                                               "0xB7 umask 0x02 (Atom)");
-                return NB_EUNSUPPORTED;
+                return nb_error_set(err, NB_EUNSUPPORTED,
+                                    "%s: the kernel writes %s (config1) only for event %s; use "
+                                    "-backend msr", ev->name, x.what,
+                                    x.msr == 0x1A6 ? "0xB7 or 0x2A (Golden Cove and later)"
+                                                   : "0xBB, 0x2B (Golden Cove and later) or "
+                                                     "0xB7 umask 0x02 (Atom)");
             }
             sl->attr.config1 = x.value;
             sl->note = x.msr == 0x1A6 ? "offcore response, config1 -> MSR 0x1A6"
@@ -248,7 +329,7 @@ static void dry_run_slot(FILE *f, const pmu_config *cfg, const perf_slot *s, siz
         fprintf(f, "read=none\nreason=%s\n\n", s->note);
         return;
     }
-    fprintf(f, "pid=0\n");
+    fprintf(f, "pid=%d\n", s->kind == SLOT_POWER ? -1 : 0);
     fprintf(f, "cpu=%d\n", cfg->cpu_index);
     if (leader_i < 0)
         fprintf(f, "group_fd=-1\n");
@@ -276,7 +357,11 @@ static void dry_run_slot(FILE *f, const pmu_config *cfg, const perf_slot *s, siz
     if (s->ctr >= 0)
         fprintf(f, "ctr=%d (not passed: the kernel's constraint tables place the event)\n",
                 s->ctr);
-    fprintf(f, "mmap=1 page; rdpmc ecx = index - 1\n");
+    if (s->kind == SLOT_POWER)
+        fprintf(f, "msr=0x%" PRIX32 "\nread=read(2) before and after each run, x %g\n", s->msr,
+                s->scale);
+    else
+        fprintf(f, "mmap=1 page; rdpmc ecx = index - 1\n");
     fprintf(f, "note=%s\n\n", s->note);
 }
 
@@ -288,9 +373,11 @@ static void perf_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
             pmu_usable_counters(cfg, true), cfg->cpu_index);
     for (size_t gi = 0; gi < plan->n_groups; gi++) {
         size_t n = 0;
+        nb_error e;
+        nb_error_clear(&e);
         fprintf(f, "# group %zu of %zu\n", gi + 1, plan->n_groups);
-        if (build_slots(cfg, &plan->groups[gi], s, &n) < 0) {
-            fprintf(f, "error=%s\n\n", pmu_last_error());
+        if (build_slots(cfg, &plan->groups[gi], s, &n, &e) < 0) {
+            fprintf(f, "error=%s\n\n", e.message);
             continue;
         }
         int leader_i = -1;
@@ -302,11 +389,11 @@ static void perf_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
     }
 }
 
-static int perf_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
+static int perf_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out,
+                     nb_error *err)
 {
-    pmu_error_clear();
     return pmu_common_plan(cfg->cpu->vendor, ev, n, pmu_usable_counters(cfg, true),
-                           cfg->fixed_counters, out);
+                           cfg->fixed_counters, out, err);
 }
 
 static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
@@ -337,7 +424,7 @@ static void perf_close(pmu_group *g)
 }
 
 /* Read index/cap/width consistently (the page is updated under a seqlock). */
-static void read_page(volatile struct perf_event_mmap_page *pc, uint32_t *index,
+static void read_page(const volatile struct perf_event_mmap_page *pc, uint32_t *index,
                       bool *cap, unsigned *width)
 {
     uint32_t seq;
@@ -351,14 +438,60 @@ static void read_page(volatile struct perf_event_mmap_page *pc, uint32_t *index,
     } while (pc->lock != seq);
 }
 
-static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *out)
+/* The event's time enabled and running so far (read_format asks for both);
+ * zeros if the read fails. */
+static void perf_times(int fd, uint64_t *enabled, uint64_t *running)
+{
+    uint64_t v[3] = {0, 0, 0};
+    if (read(fd, v, sizeof v) != (ssize_t)sizeof v)
+        v[1] = v[2] = 0;
+    *enabled = v[1];
+    *running = v[2];
+}
+
+pmu_lost perf_counter_check(const struct perf_event_mmap_page *page, uint32_t ecx,
+                            uint64_t d_enabled, uint64_t d_running)
+{
+    uint32_t index;
+    bool cap;
+    unsigned width;
+    read_page(page, &index, &cap, &width);
+    if (index == 0 || index - 1 != ecx || !cap)
+        return PMU_LOST_MOVED;
+    if (d_running < d_enabled)
+        return PMU_LOST_MULTIPLEXED;
+    return PMU_KEPT;
+}
+
+/* The kernel's perf_event_mmap_page protocol: the index the code was
+ * generated with holds only while the event stays on that counter, and a
+ * value read with rdpmc means something only while the event was counting.
+ * So after a group's runs: the index again, under the page's lock, and the
+ * time running against the time enabled since the last look. */
+static void perf_verify(pmu_group *g, unsigned char *lost)
+{
+    perf_state *st = g->priv;
+    for (size_t i = 0; st && i < st->n && i < g->n_ctr; i++) {
+        lost[i] = PMU_KEPT;
+        if (!st->page[i] || g->ctr[i].read != PMU_READ_RDPMC)
+            continue;
+        uint64_t en, run;
+        perf_times(st->fd[i], &en, &run);
+        lost[i] = (unsigned char)perf_counter_check(st->page[i], g->ctr[i].rdpmc_ecx,
+                                                    en - st->enabled[i], run - st->running[i]);
+        st->enabled[i] = en;
+        st->running[i] = run;
+    }
+}
+
+static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *out,
+                     nb_error *err)
 {
     perf_slot s[PERF_MAX_SLOTS];
     size_t n = 0;
     const char *root = cfg->sysfs_root ? cfg->sysfs_root : "";
     memset(out, 0, sizeof *out);
-    pmu_error_clear();
-    int rc = build_slots(cfg, gp, s, &n);
+    int rc = build_slots(cfg, gp, s, &n, err);
     if (rc < 0)
         return rc;
     perf_state *st = calloc(1, sizeof *st);
@@ -367,7 +500,7 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
         free(st);
         free(out->ctr);
         out->ctr = NULL;
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     out->priv = st;
     out->n_ctr = n;
@@ -375,7 +508,7 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
     for (size_t i = 0; i < n; i++)
         st->fd[i] = -1;
 
-    rc = pmu_rdpmc_enable(cfg, false);
+    rc = pmu_rdpmc_enable(cfg, false, err);
     if (rc < 0)
         goto fail;
     st->rdpmc_changed = rc > 0;
@@ -388,6 +521,23 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
         c->scale = 1.0;
         c->read = s[i].kind == SLOT_RDTSC ? PMU_READ_RDTSC : PMU_READ_NONE;
         c->width = s[i].kind == SLOT_RDTSC ? 64 : 0;
+        if (s[i].kind == SLOT_POWER) {
+            long fd = sys_perf_event_open(&s[i].attr, -1, cfg->cpu_index, -1,
+                                          PERF_FLAG_FD_CLOEXEC);
+            if (fd < 0) {
+                char what[NB_EVENT_NAME_MAX + 64];
+                snprintf(what, sizeof what, "perf_event_open(%.*s, power PMU)",
+                         NB_EVENT_NAME_MAX - 1, s[i].name);
+                rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_OPEN, errno, what, root);
+                goto fail;
+            }
+            st->fd[i] = (int)fd;
+            c->read = PMU_READ_OUTSIDE;
+            c->msr = s[i].msr;
+            c->width = 64;
+            c->scale = s[i].scale;
+            continue;
+        }
         if (s[i].kind != SLOT_PERF)
             continue;
         long fd = sys_perf_event_open(&s[i].attr, 0, cfg->cpu_index, leader,
@@ -397,8 +547,7 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
             snprintf(what, sizeof what, "perf_event_open(%.*s, config=0x%llx)",
                      NB_EVENT_NAME_MAX - 1, s[i].name,
                      (unsigned long long)s[i].attr.config);
-            pmu_advice_set(PMU_OP_PERF_OPEN, errno, what, root);
-            rc = NB_ESYSTEM;
+            rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_OPEN, errno, what, root);
             goto fail;
         }
         st->fd[i] = (int)fd;
@@ -406,16 +555,15 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
             leader = (int)fd;
         void *p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, (int)fd, 0);
         if (p == MAP_FAILED) {
-            pmu_advice_set(PMU_OP_PERF_MMAP, errno, s[i].name, root);
-            rc = NB_ESYSTEM;
+            rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_MMAP, errno, s[i].name, root);
             goto fail;
         }
         st->page[i] = p;
     }
     if (leader >= 0 &&
         ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
-        pmu_advice_set(PMU_OP_PERF_OPEN, errno, "PERF_EVENT_IOC_ENABLE", root);
-        rc = NB_ESYSTEM;
+        rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_OPEN, errno, "PERF_EVENT_IOC_ENABLE",
+                            root);
         goto fail;
     }
     /* The index is valid while the events are scheduled, i.e. now, in this
@@ -428,18 +576,17 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
         unsigned width;
         read_page(st->page[i], &index, &cap, &width);
         if (!cap) {
-            pmu_advice_set(PMU_OP_PERF_RDPMC, 0, s[i].name, root);
-            rc = NB_ESYSTEM;
+            rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_RDPMC, 0, s[i].name, root);
             goto fail;
         }
         if (index == 0) {
-            pmu_advice_set(PMU_OP_PERF_INDEX, 0, s[i].name, root);
-            rc = NB_ESYSTEM;
+            rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_INDEX, 0, s[i].name, root);
             goto fail;
         }
         out->ctr[i].read = PMU_READ_RDPMC;
         out->ctr[i].rdpmc_ecx = index - 1;
         out->ctr[i].width = width ? width : 48;
+        perf_times(st->fd[i], &st->enabled[i], &st->running[i]);
     }
     return 0;
 fail:
@@ -447,10 +594,22 @@ fail:
     return rc;
 }
 
-static int perf_probe(const pmu_config *cfg, char *why, size_t whylen)
+/* A power PMU event's count, by read(2) (read_format adds the times). */
+static int perf_read_outside(const pmu_config *cfg, pmu_group *g, size_t k, uint64_t *value,
+                             nb_error *err)
+{
+    perf_state *st = g->priv;
+    uint64_t v[3];
+    if (!st || k >= st->n || st->fd[k] < 0 || read(st->fd[k], v, sizeof v) != (ssize_t)sizeof v)
+        return nb_error_set(err, NB_ESYSTEM, "reading %s (power PMU) on CPU %d: %s",
+                            g->ctr[k].name, cfg->cpu_index, strerror(errno));
+    *value = v[0];
+    return 0;
+}
+
+static int perf_probe(const pmu_config *cfg, nb_error *err)
 {
     const char *root = cfg->sysfs_root ? cfg->sysfs_root : "";
-    pmu_error_clear();
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = PERF_ATTR_SIZE_VER1;
@@ -460,21 +619,17 @@ static int perf_probe(const pmu_config *cfg, char *why, size_t whylen)
     a.exclude_hv = 1;
     a.disabled = 1;
     long fd = sys_perf_event_open(&a, 0, cfg->cpu_index, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, whylen, "%s",
-                 pmu_advice_set(PMU_OP_PERF_OPEN, errno, "perf_event_open(instructions)", root));
-        return NB_EUNSUPPORTED;
-    }
+    if (fd < 0)
+        return pmu_advice_set(err, NB_EUNSUPPORTED, PMU_OP_PERF_OPEN, errno,
+                              "perf_event_open(instructions)", root);
     /* User-space rdpmc must be on, or nb must be able to turn it on.  (The
      * page's cap_user_rdpmc is only meaningful while an event is active, so
      * open() checks that, not this probe.) */
     int rc = 0;
     pmu_sysinfo si;
     pmu_sysinfo_read(root, &si);
-    if (si.rdpmc == 0 && !si.root) {
-        snprintf(why, whylen, "%s", pmu_advice_set(PMU_OP_PERF_RDPMC, 0, "rdpmc", root));
-        rc = NB_EUNSUPPORTED;
-    }
+    if (si.rdpmc == 0 && !si.root)
+        rc = pmu_advice_set(err, NB_EUNSUPPORTED, PMU_OP_PERF_RDPMC, 0, "rdpmc", root);
     close((int)fd);
     return rc;
 }
@@ -487,4 +642,6 @@ const pmu_backend pmu_perf_backend = {
     .open = perf_open,
     .close = perf_close,
     .dry_run = perf_dry_run,
+    .verify = perf_verify,
+    .read_outside = perf_read_outside,
 };

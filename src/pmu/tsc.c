@@ -9,11 +9,15 @@
  * cycles event (Intel 0x3C.00, AMD 0x76.00) is unavailable here, and is
  * reported so, never as 0.
  *
- * Plan: the first group holds CORE_CYCLES (estimated) and RDTSC, always
- * (the clock is all this backend has), and the config's cycles events; the
- * config's other events, all unavailable, follow in groups of
- * TSC_GROUP_MAX, in order, and are never run.  So a run needs one
- * execution, and what was measured is listed first.
+ * Plan: the first group holds what is measured: CORE_CYCLES (estimated)
+ * and RDTSC when nb picks the events (no events, -fixed_counters, or the
+ * table's default set, of which the cycles event is then left out: it would
+ * only repeat CORE_CYCLES), and an explicit config's cycles events, which
+ * carry the estimate under their own names (nanoBench prints only the
+ * config's lines); the config's other events, all unavailable, follow in
+ * groups of TSC_GROUP_MAX, in order, and are never run.  So a run needs one
+ * execution, and what was measured is listed first.  Cycles events are
+ * recognised in the encoding of the events' table (-uarch), not the CPU's.
  * open() needs no system setting and can run anywhere. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +31,10 @@
  * program holds. */
 #define TSC_GROUP_MAX 16
 
-static int tsc_probe(const pmu_config *cfg, char *why, size_t whylen)
+static int tsc_probe(const pmu_config *cfg, nb_error *err)
 {
     (void)cfg;
-    (void)why;
-    (void)whylen;
+    (void)err;
     return 0;   /* rdtsc works in user mode on Linux unless CR4.TSD is set */
 }
 
@@ -40,12 +43,18 @@ static bool is_core_cycles(const pmu_config *cfg, const nb_event *e)
 {
     if (e->cmask || e->inv || e->edge)
         return false;
-    if (cfg->cpu && cfg->cpu->vendor == CPU_VENDOR_AMD)
+    cpu_vendor v = e->table_vendor ? (cpu_vendor)e->table_vendor
+                   : cfg->event_vendor != CPU_VENDOR_UNKNOWN ? cfg->event_vendor
+                   : cfg->cpu ? cfg->cpu->vendor : CPU_VENDOR_UNKNOWN;
+    if (nb_event_is_msr(e))
+        return false;
+    if (v == CPU_VENDOR_AMD)
         return e->evtsel == 0x76 && e->umask == 0;
     return e->evtsel == 0x3C && e->umask == 0;
 }
 
-static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
+static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out,
+                    nb_error *err)
 {
     out->groups = NULL;
     out->n_groups = 0;
@@ -56,23 +65,29 @@ static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_pla
     if (!cyc || !rest) {
         free(cyc);
         free(rest);
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
+    bool clock = cfg->fixed_counters || cfg->defaults;
     for (size_t i = 0; i < n; i++) {
+        if (is_core_cycles(cfg, &ev[i]) && cfg->defaults && clock)
+            continue;   /* the table's cycles event: CORE_CYCLES says it */
         if (is_core_cycles(cfg, &ev[i]) && n_cyc + 2 < PMU_MAX_GROUP_CTR)
             cyc[n_cyc++] = ev[i];
         else
             rest[n_rest++] = ev[i];
     }
-    rc = pmu_plan_push(out, n_cyc ? cyc : NULL, n_cyc);
-    if (rc == 0)
+    if (clock || n_cyc)
+        rc = pmu_plan_push(out, n_cyc ? cyc : NULL, n_cyc);
+    if (rc == 0 && clock)
         out->groups[0].with_clock = true;   /* CORE_CYCLES (estimated), RDTSC */
     for (size_t i = 0; rc == 0 && i < n_rest; i += TSC_GROUP_MAX)
         rc = pmu_plan_push(out, rest + i, n_rest - i < TSC_GROUP_MAX ? n_rest - i : TSC_GROUP_MAX);
     free(cyc);
     free(rest);
-    if (rc)
+    if (rc) {
         pmu_plan_free(out);
+        nb_error_set(err, rc, "out of memory");
+    }
     return rc;
 }
 
@@ -86,7 +101,8 @@ static void set_ctr(pmu_counter *c, const char *name, pmu_read_kind k, bool cycl
     c->tsc_cycles = cycles;
 }
 
-static int tsc_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out)
+static int tsc_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out,
+                    nb_error *err)
 {
     size_t clock = g->with_clock ? 2 : 0;
     size_t n = clock + g->n_events;
@@ -94,7 +110,7 @@ static int tsc_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *o
     out->n_ctr = n;
     out->priv = NULL;
     if (!out->ctr)
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     if (clock) {
         set_ctr(&out->ctr[0], "CORE_CYCLES", PMU_READ_RDTSC, true);
         set_ctr(&out->ctr[1], "RDTSC", PMU_READ_RDTSC, false);
@@ -120,7 +136,7 @@ static void tsc_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
     for (size_t i = 0; i < plan->n_groups; i++) {
         pmu_group g;
         fprintf(f, "group=%zu\n", i);
-        if (tsc_open(cfg, &plan->groups[i], &g) != 0)
+        if (tsc_open(cfg, &plan->groups[i], &g, NULL) != 0)
             continue;
         for (size_t k = 0; k < g.n_ctr; k++)
             fprintf(f, "  counter=%s read=%s\n", g.ctr[k].name,
