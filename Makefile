@@ -18,7 +18,7 @@ LIBOBJ  := $(filter-out $(BUILD)/obj/src/main.o,$(OBJ))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 DATA    := $(sort $(wildcard data/*.txt))
 
-.PHONY: all test test-deps unit cli asan clang-test fuzz clean golden check-data bench lint valgrind valgrind-run
+.PHONY: all test test-deps hwcheck unit cli asan clang-test fuzz clean golden check-data bench lint valgrind valgrind-run
 all: $(BUILD)/nb
 
 $(ZYDIS_LIB):
@@ -72,8 +72,14 @@ test-deps:
 	    | $(CC) -E -x c - > /dev/null 2>&1 || { echo "make test needs libcmocka-dev (and python3-jsonschema for the" \
 	    "output checks): run ./build.sh --dev, which installs the test tools" >&2; exit 1; }
 
+# A check of the perf and msr backends on real hardware, run by hand
+# (tests/pmu/hwcheck.c); make test builds it so that it keeps linking.
+hwcheck: $(BUILD)/hwcheck
+$(BUILD)/hwcheck: tests/pmu/hwcheck.c $(LIBOBJ) $(ZYDIS_LIB)
+	$(CC) $(STATIC) $(ALL_CFLAGS) $< $(LIBOBJ) $(ZYDIS_LIB) -lm -o $@
+
 # make test: every cmocka unit test, then the command-line tests.
-test: $(BUILD)/nb $(TESTS)
+test: $(BUILD)/nb $(TESTS) $(BUILD)/hwcheck
 	@NB=$(BUILD)/nb BUILD=$(BUILD) tests/run_all.sh $(TESTS)
 
 # ASan + UBSan build of everything, then the same tests.
@@ -123,6 +129,6 @@ bench: $(BUILD)/nb
 	@for b in bench/*; do [ -x "$$b" ] && BUILD=$(BUILD) ZYDIS_DIR=$(ZYDIS_DIR) CC=$(CC) "$$b"; done
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/nb $(BUILD)/gentables build/asan build/clang build/fuzz build/vg
+	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/nb $(BUILD)/hwcheck $(BUILD)/gentables build/asan build/clang build/fuzz build/vg
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
