@@ -136,7 +136,7 @@ static inline char *fx_dry_run(const pmu_backend *b, const pmu_config *cfg,
                                const nb_event *ev, size_t n)
 {
     pmu_plan plan;
-    assert_int_equal(b->plan(cfg, ev, n, &plan), 0);
+    assert_int_equal(pmu_plan_make(b, cfg, ev, n, &plan), 0);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

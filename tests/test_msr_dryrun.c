@@ -234,6 +234,68 @@ static void test_amd_open_restores(void **st)
     drop_tree(fd);
 }
 
+/* nanoBench's uncore example (README: LLC lookups in C-Box 0 on Skylake):
+ * the msr_ADDR=VAL writes land in the device and are restored; the counter
+ * MSR is read outside the code; no rdpmc, so no root needed for the switch. */
+static void test_msr_event_group(void **st)
+{
+    (void)st;
+    int fd = make_tree("1");
+    msr_put(fd, 0xE01, 0x5);
+    nb_msr_event_list ml = {0};
+    nb_config_error e;
+    assert_int_equal(msr_config_parse_text("msr_0xE01=0x20000000.msr_700=0x408F34 msr_706 "
+                                           "LLC_LOOKUP_CBO_0\n", "uncore.txt", &ml, &e), 0);
+    assert_int_equal(ml.n, 1);
+    nb_event ev[2] = {fx_event("UOPS_ISSUED.ANY", 0x0E, 0x01)};
+    msr_event_to_event(&ml.v[0], &ev[1]);
+    assert_true(nb_event_is_msr(&ev[1]));
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 1, false);
+    cfg.sysfs_root = g_root;
+    cfg.dev_root = g_root;
+    pmu_plan plan;
+    assert_int_equal(pmu_plan_make(&pmu_msr_backend, &cfg, ev, 2, &plan), 0);
+    assert_int_equal(plan.n_groups, 2);     /* the counter event, then the MSR event alone */
+    assert_int_equal(plan.groups[1].n_events, 1);
+    assert_string_equal(plan.groups[1].events[0].name, "LLC_LOOKUP_CBO_0");
+    pmu_group g;
+    int rc = pmu_msr_backend.open(&cfg, &plan.groups[1], &g);
+    if (rc != 0)
+        fail_msg("open: %s", pmu_last_error());
+    assert_int_equal(g.n_ctr, 1);
+    assert_int_equal(g.ctr[0].read, PMU_READ_OUTSIDE);
+    assert_int_equal(g.ctr[0].msr, 0x706);
+    assert_int_equal(msr_get(fd, 0xE01), 0x20000000);
+    assert_int_equal(msr_get(fd, 0x700), 0x408F34);
+    msr_put(fd, 0x706, 4242);
+    uint64_t v = 0;
+    char msg[256] = "";
+    assert_int_equal(pmu_msr_backend.read_outside(&cfg, &g, 0, &v, msg, sizeof msg), 0);
+    assert_int_equal(v, 4242);
+    pmu_msr_backend.close(&g);
+    assert_int_equal(msr_get(fd, 0xE01), 0x5);
+    assert_int_equal(msr_get(fd, 0x700), 0);
+    /* the tsc backend reads no MSRs: planned with the others, unavailable */
+    pmu_plan_free(&plan);
+    assert_int_equal(pmu_plan_make(&pmu_tsc_backend, &cfg, ev, 2, &plan), 0);
+    bool seen = false;
+    for (size_t gi = 0; gi < plan.n_groups; gi++) {
+        pmu_group tg;
+        assert_int_equal(pmu_tsc_backend.open(&cfg, &plan.groups[gi], &tg), 0);
+        for (size_t k = 0; k < tg.n_ctr; k++)
+            if (strcmp(tg.ctr[k].name, "LLC_LOOKUP_CBO_0") == 0) {
+                assert_int_equal(tg.ctr[k].read, PMU_READ_NONE);
+                seen = true;
+            }
+        pmu_tsc_backend.close(&tg);
+    }
+    assert_true(seen);
+    pmu_plan_free(&plan);
+    msr_event_list_free(&ml);
+    drop_tree(fd);
+}
+
 /* A missing device is an error with advice, and nothing is left changed. */
 static void test_missing_device_advice(void **st)
 {
@@ -287,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_intel_open_restores),
         cmocka_unit_test(test_amd_open_restores),
         cmocka_unit_test(test_missing_device_advice),
+        cmocka_unit_test(test_msr_event_group),
         cmocka_unit_test(test_real_probe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

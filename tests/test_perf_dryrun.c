@@ -3,6 +3,7 @@
  * (NB_REGEN=1 rewrites them), and the real open path with its advice. */
 #include "pmu_fixtures.h"
 
+#include <linux/perf_event.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -307,6 +308,69 @@ static void test_real_open(void **st)
     }
 }
 
+/* -msr_config on perf: a RAPL MSR opens on the power PMU sysfs describes
+ * (system-wide on the CPU, read(2) around each run, microjoules); another
+ * MSR, or no power PMU, is unavailable with the reason. */
+static void test_msr_events_on_perf(void **st)
+{
+    (void)st;
+    char root[] = "/tmp/nb-power-test-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char cmd[512], path[512];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/sys/bus/event_source/devices/power/events", root);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/sys/bus/event_source/devices/power/type", root);
+    write_text(path, "23\n");
+    snprintf(path, sizeof path, "%s/sys/bus/event_source/devices/power/events/energy-pkg", root);
+    write_text(path, "event=0x02\n");
+    snprintf(path, sizeof path, "%s/sys/bus/event_source/devices/power/events/energy-pkg.scale",
+             root);
+    write_text(path, "2.3283064365386962890625e-10\n");
+    cpu_info ci = fx_skylake_x();
+    pmu_config cfg = fx_config(&ci, 0, false);
+    cfg.sysfs_root = root;
+    nb_msr_event m[2] = {{.name = "RAPL_PKG_ENERGY", .read_msr = 0x611},
+                         {.name = "LLC_LOOKUP_CBO_0", .n_writes = 1, .write_msr = {0xE01},
+                          .write_val = {0x20000000}, .read_msr = 0x706}};
+    nb_event ev[2];
+    msr_event_to_event(&m[0], &ev[0]);
+    msr_event_to_event(&m[1], &ev[1]);
+    char *text = fx_dry_run(&pmu_perf_backend, &cfg, ev, 2);
+    assert_non_null(strstr(text, "name=RAPL_PKG_ENERGY\npid=-1\ncpu=0\n"));
+    assert_non_null(strstr(text, "type=23 "));
+    assert_non_null(strstr(text, "config=0x2\n"));
+    assert_non_null(strstr(text, "msr=0x611\nread=read(2) before and after each run, x 0.000232831"));
+    assert_non_null(strstr(text, "name=LLC_LOOKUP_CBO_0\nread=none\nreason=perf reads MSRs only"));
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+    text = fx_dry_run(&pmu_perf_backend, &cfg, ev, 1);
+    assert_non_null(strstr(text, "name=RAPL_PKG_ENERGY\nread=none\nreason=no RAPL counter through perf"));
+    free(text);
+}
+
+/* After a group's runs the index in the event's mmap page must still be the
+ * one compiled into the code, and the event must have run the whole time:
+ * anything else is a lost counter, never a stale reading. */
+static void test_counter_check(void **st)
+{
+    (void)st;
+    struct perf_event_mmap_page pg;
+    memset(&pg, 0, sizeof pg);
+    pg.lock = 4;
+    pg.index = 3;                 /* rdpmc ecx 2 */
+    pg.cap_user_rdpmc = 1;
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 1000), PMU_KEPT);
+    assert_int_equal(perf_counter_check(&pg, 1, 1000, 1000), PMU_LOST_MOVED);
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 999), PMU_LOST_MULTIPLEXED);
+    pg.index = 0;                 /* not on a counter now */
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 1000), PMU_LOST_MOVED);
+    pg.index = 3;
+    pg.cap_user_rdpmc = 0;        /* rdpmc no longer allowed */
+    assert_int_equal(perf_counter_check(&pg, 2, 1000, 1000), PMU_LOST_MOVED);
+    assert_non_null(strstr(pmu_lost_text(PMU_LOST_MULTIPLEXED), "multiplexed"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +387,8 @@ int main(void)
         cmocka_unit_test(test_offcore_ocr_and_load_latency),
         cmocka_unit_test(test_rdpmc_switch),
         cmocka_unit_test(test_real_open),
+        cmocka_unit_test(test_counter_check),
+        cmocka_unit_test(test_msr_events_on_perf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,10 +134,17 @@ int job_resolve_events(nb_job *j, const cpu_info *cpu, const char *uarch, FILE *
             fprintf(diag, "nb: note: %s\n", note);
     }
     if (rc == 0 && o->msr_config) {
-        if (access(o->msr_config, F_OK) == 0)
+        if (access(o->msr_config, F_OK) == 0 || !evdb_msr_known(o->msr_config))
             rc = msr_config_parse_file(o->msr_config, &j->msr, &e);
         else
             rc = evdb_msr_events(o->msr_config, cpu->vendor, &j->msr, &e);
+        /* MSR events travel with the others; the backends that read MSRs
+         * measure each in a group of its own, after the counter groups. */
+        for (size_t i = 0; rc == 0 && i < j->msr.n; i++) {
+            nb_event ev;
+            msr_event_to_event(&j->msr.v[i], &ev);
+            rc = event_list_push(&j->ev, &ev);
+        }
     }
     if (rc)
         job_config_error_print(diag, &e);

@@ -689,3 +689,16 @@ void msr_event_list_free(nb_msr_event_list *list)
     list->v = NULL;
     list->n = list->cap = 0;
 }
+
+void msr_event_to_event(const nb_msr_event *m, nb_event *out)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out->name, m->name, sizeof out->name);
+    out->ctr = -1;
+    out->read_msr = m->read_msr;
+    out->n_msr_writes = (uint8_t)(m->n_writes < NB_MSR_WRITES_MAX ? m->n_writes : NB_MSR_WRITES_MAX);
+    for (size_t i = 0; i < out->n_msr_writes; i++) {
+        out->msr_write[i] = m->write_msr[i];
+        out->msr_value[i] = m->write_val[i];
+    }
+}

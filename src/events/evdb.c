@@ -629,6 +629,16 @@ int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
 
 /* ---- msr configs ---- */
 
+bool evdb_msr_known(const char *name)
+{
+    if (strcasecmp(name, "RAPL") == 0)
+        return true;
+    for (size_t i = 0; i < evdb_n_msr_tables; i++)
+        if (strcasecmp(evdb_msr_tables[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 int evdb_msr_events(const char *name, cpu_vendor vendor, nb_msr_event_list *out,
                     nb_config_error *err)
 {

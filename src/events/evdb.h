@@ -71,6 +71,10 @@ int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
 int evdb_msr_events(const char *name, cpu_vendor vendor, nb_msr_event_list *out,
                     nb_config_error *err);
 
+/* Whether `name` is an embedded msr config ("RAPL", "RAPL_Intel", ...);
+ * -msr_config takes anything else as a file name. */
+bool evdb_msr_known(const char *name);
+
 /* Config syntax of one event as evdb prints it (AMD selects as three hex
  * digits, nanoBench's style for Zen tables). */
 void evdb_format_event(const nb_event *ev, cpu_vendor vendor, char *buf, size_t buflen);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #define NB_EVENT_NAME_MAX 128
+#define NB_MSR_WRITES_MAX 8
 
 typedef struct nb_event {
     char name[NB_EVENT_NAME_MAX];
@@ -28,14 +29,23 @@ typedef struct nb_event {
     /* Extra MSR values; has_* says whether the field was given. */
     bool has_msr_3f6h, has_msr_pf, has_msr_rsp0, has_msr_rsp1;
     uint64_t msr_3f6h, msr_pf, msr_rsp0, msr_rsp1;
+    /* An MSR event (-msr_config: msr_ADDR=VAL... msr_ADDR Name) when
+     * read_msr != 0: no event select; the msr_write[] MSRs get their values
+     * before the runs and read_msr is read right before and after each run
+     * (by the measuring process: the code cannot RDMSR in user mode). */
+    uint32_t read_msr;
+    uint8_t n_msr_writes;
+    uint32_t msr_write[NB_MSR_WRITES_MAX];
+    uint64_t msr_value[NB_MSR_WRITES_MAX];
 } nb_event;
+
+static inline bool nb_event_is_msr(const nb_event *e) { return e->read_msr != 0; }
 
 typedef struct nb_event_list {
     nb_event *v;
     size_t n, cap;
 } nb_event_list;
 
-#define NB_MSR_WRITES_MAX 8
 typedef struct nb_msr_event {
     char name[NB_EVENT_NAME_MAX];
     size_t n_writes;
@@ -98,6 +108,9 @@ int msr_event_parse_spec(const char *writes_and_read, nb_msr_event *ev,
 /* Format an msr event back into config syntax, name included. */
 void msr_event_format(const nb_msr_event *ev, char *buf, size_t buflen);
 int msr_event_list_push(nb_msr_event_list *list, const nb_msr_event *ev);
+/* The same event as an nb_event (read_msr set), so that it travels through
+ * plans and groups with the counter events. */
+void msr_event_to_event(const nb_msr_event *m, nb_event *out);
 
 /* Format an event back into config syntax (no name). */
 void event_format_spec(const nb_event *ev, char *buf, size_t buflen);

@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "measure/bench.h"
+#include "events/evdb.h"
 #include "harness/codegen.h"
 #include "pmu/advice.h"
 #include "pmu/common.h"
 #include "pmu/pmu.h"
+#include "sys/error.h"
 #include "sys/restore.h"
 #include "measure/runner.h"
 #include "measure/stats.h"
@@ -31,6 +33,11 @@ static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_event
     cfg->no_mem = o->no_mem;
     cfg->sysfs_root = "";
     cfg->dev_root = "";
+    cfg->defaults = !o->config && !o->events;
+    const char *uarch = NULL;
+    nb_config_error e;
+    cfg->event_vendor = o->uarch && evdb_select(cpu, o->uarch, &uarch, &e) == 0 && uarch
+                            ? evdb_uarch_vendor(uarch) : cpu->vendor;
 }
 
 /* The copies of the two runs, and a size check with the limit in the message. */
@@ -67,6 +74,11 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
         e->unavailable = ro->ctr[k].read == PMU_READ_NONE;
         e->estimated = ro->ctr[k].tsc_cycles;
         e->overflow = ro->overflow[k];
+        e->lost = k < PMU_MAX_GROUP_CTR ? ro->lost[k] : PMU_KEPT;
+        if (e->lost) {
+            e->unavailable = true;
+            nb_warn("%s: not read: %s", e->name, pmu_lost_text((pmu_lost)e->lost));
+        }
         e->group = group;
         e->n_samples = n;
         r->n_ev++;
@@ -239,6 +251,7 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
     config_from(o, cpu, n_events, &cfg);
     if (s->have_backend && s->kind == o->backend && s->cpu_index == cfg.cpu_index &&
         s->usr == cfg.count_usr && s->os == cfg.count_os && s->fixed == cfg.fixed_counters &&
+        s->cfg.defaults == cfg.defaults && s->cfg.event_vendor == cfg.event_vendor &&
         s->cpu == cpu)
         return 0;
     if (s->have_backend)
@@ -284,7 +297,7 @@ static int session_plan(bench_session *s, const nb_event *events, size_t n_event
         return 0;
     drop_plan(s);
     const pmu_backend *be = s->be;
-    if (be->plan(&s->cfg, events, n_events, &s->plan)) {
+    if (pmu_plan_make(be, &s->cfg, events, n_events, &s->plan)) {
         snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
         return NB_EUNSUPPORTED;
     }
@@ -344,6 +357,28 @@ static void fragments_of(const nb_options *o, const bench_code *c, nb_fragment f
                                              c->one_time_init, c->one_time_init_len};
 }
 
+/* The table's default events this backend cannot count are left out (the
+ * user did not ask for them), said in one note; -config or -events list
+ * every event, unavailable ones included. */
+static void drop_unmeasured(bench_result *r)
+{
+    size_t kept = 0, dropped = 0;
+    for (size_t i = 0; i < r->n_ev; i++) {
+        if (r->ev[i].unavailable && !r->ev[i].lost) {
+            free(r->ev[i].samples[0]);
+            free(r->ev[i].samples[1]);
+            dropped++;
+            continue;
+        }
+        r->ev[kept++] = r->ev[i];
+    }
+    r->n_ev = kept;
+    if (dropped)
+        nb_note("%zu of the event table's default events need a hardware PMU and are not "
+                "shown (nb -cpu_info says why there is none; -config all or -events lists "
+                "them)", dropped);
+}
+
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
                       bench_result *out, char *err, size_t errlen)
@@ -360,6 +395,10 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     out->backend = be->name;
     out->copies[0] = copies[0];
     out->copies[1] = copies[1];
+    /* nanoBench's base run of -basic_mode has neither copies nor the loop, so
+     * the loop's own dec/jnz are part of the result per iteration. */
+    out->loops[0] = o->basic_mode ? 0 : o->loop_count;
+    out->loops[1] = o->loop_count;
     long reps = o->loop_count * o->unroll_count > o->unroll_count ? o->loop_count * o->unroll_count
                                                                   : o->unroll_count;
     out->normalization = o->no_normalization ? 1.0 : (double)reps;
@@ -374,7 +413,8 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         runner_job job = {
             .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
-            .copies = {copies[0], copies[1]},
+            .copies = {copies[0], copies[1]}, .loops = {out->loops[0], out->loops[1]},
+            .fresh = g == 0,
         };
         memcpy(job.frag, frag, sizeof frag);
         runner_output ro;
@@ -389,6 +429,8 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         }
     }
     free(cal_all);
+    if (rc == 0 && s->cfg.defaults)
+        drop_unmeasured(out);
     if (rc)
         bench_result_free(out);
     return rc;
@@ -427,7 +469,7 @@ int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n
         return NB_EUNSUPPORTED;
     }
     pmu_plan plan;
-    int rc = be->plan(&cfg, events, n_events, &plan);
+    int rc = pmu_plan_make(be, &cfg, events, n_events, &plan);
     if (rc) {
         snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
         return rc;

@@ -33,6 +33,9 @@ typedef struct bench_event_result {
     bool unavailable;        /* the backend cannot count it: never printed as 0 */
     bool estimated;          /* tsc backend: core cycles from the calibration */
     bool overflow;           /* a reading went backwards (counter wrapped) */
+    unsigned char lost;      /* pmu_lost: the counter moved or was multiplexed
+                                during the runs; its readings are not used
+                                (unavailable is set too) */
     size_t group;            /* which group (benchmark execution) measured it */
     double value;            /* the result, normalized unless -no_normalization */
     double min, max;         /* -range: from the per-run minima and maxima */
@@ -62,6 +65,7 @@ typedef struct bench_result {
     size_t n_ev;
     size_t n_groups;
     long copies[2];                  /* local unroll count of the two runs */
+    long loops[2];                   /* their loop counts (-basic_mode: 0 for the first) */
     double normalization;            /* the divisor (1 with -no_normalization) */
     bench_calibration cal;
 } bench_result;

@@ -65,10 +65,44 @@ void run_prog(const codegen_prog *p, int kind)
     g_cur_kind = PROG_NONE;
 }
 
-/* The tsc method's hook: the same, the kind said for fault reports. */
+/* The counters of the current group read outside the code (MSR events):
+ * the backend, its settings and the open group; g NULL when there are none. */
+static struct {
+    const pmu_backend *be;
+    pmu_config cfg;
+    pmu_group *g;
+} g_outside;
+
+static void read_outside(uint64_t *v)
+{
+    char msg[512];
+    for (size_t k = 0; k < g_outside.g->n_ctr; k++) {
+        if (g_outside.g->ctr[k].read != PMU_READ_OUTSIDE)
+            continue;
+        int rc = g_outside.be->read_outside(&g_outside.cfg, g_outside.g, k, &v[k], msg, sizeof msg);
+        if (rc)
+            child_fail(rc, "%s", msg);
+    }
+}
+
+/* The tsc method's hook: the same, the kind said for fault reports; the
+ * counters the code cannot read are read right before and after it, into
+ * the slots the code leaves alone. */
 static void run_measured(const codegen_prog *p, bool calibration)
 {
-    run_prog(p, calibration ? PROG_CAL : PROG_MEASURE);
+    if (calibration || !g_outside.g) {
+        run_prog(p, calibration ? PROG_CAL : PROG_MEASURE);
+        return;
+    }
+    uint64_t before[CODEGEN_MAX_CTR], after[CODEGEN_MAX_CTR];
+    read_outside(before);
+    run_prog(p, PROG_MEASURE);
+    read_outside(after);
+    for (size_t k = 0; k < g_outside.g->n_ctr; k++)
+        if (g_outside.g->ctr[k].read == PMU_READ_OUTSIDE) {
+            p->data->m1[k] = before[k];
+            p->data->m2[k] = after[k];
+        }
 }
 
 /* An area with GUARD_SIZE of no-access pages on both sides, or NULL. */
@@ -294,7 +328,7 @@ static bool same_group(const struct kept_group *k, const worker_job *w)
            events_equal(k->events, w->events, w->n_events);
 }
 
-static const pmu_group *child_group(const worker_job *w)
+static pmu_group *child_group(const worker_job *w)
 {
     struct kept_group *k = NULL;
     for (size_t i = 0; i < KEPT_GROUPS && !k; i++)
@@ -341,23 +375,36 @@ static void child_run(double *samples)
     const measure_params *o = &w->p;
     const bench_code *c = &g_job_code;
     char err[512];
+    if (w->fresh)
+        child_reset();
     child_ready(w, g_areas.r14_size);
 
-    pmu_group grp;
+    pmu_group grp, *kept = NULL;
     if (w->opened) {
         memset(&grp, 0, sizeof grp);
         grp.ctr = h->ctr;
         grp.n_ctr = h->n_ctr;
     } else {
-        grp = *child_group(w);
+        kept = child_group(w);
+        grp = *kept;
         h->n_ctr = grp.n_ctr;
         memcpy(h->ctr, grp.ctr, grp.n_ctr * sizeof *grp.ctr);
     }
 
     codegen_read reads[CODEGEN_MAX_CTR];
     bool tsc_cal = false;
+    g_outside.g = NULL;
     for (size_t i = 0; i < grp.n_ctr; i++) {
-        reads[i].kind = grp.ctr[i].read;
+        /* the code leaves the slots of counters read outside it alone */
+        if (grp.ctr[i].read == PMU_READ_OUTSIDE && w->backend->read_outside && !g_outside.g) {
+            g_outside.be = w->backend;
+            g_outside.cfg = w->cfg;
+            g_outside.cfg.cpu = &w->cpu;
+            g_outside.cfg.sysfs_root = w->sysfs_root;
+            g_outside.cfg.dev_root = w->dev_root;
+            g_outside.g = &grp;
+        }
+        reads[i].kind = grp.ctr[i].read == PMU_READ_OUTSIDE ? PMU_READ_NONE : grp.ctr[i].read;
         reads[i].ecx = grp.ctr[i].rdpmc_ecx;
         tsc_cal |= grp.ctr[i].tsc_cycles;
     }
@@ -378,7 +425,7 @@ static void child_run(double *samples)
     };
     codegen_prog first, second, once = {0};
     int rc;
-    if (c->one_time_init_len) {
+    if (c->one_time_init_len && w->fresh) {
         codegen_params q = p;
         q.code = NULL; q.code_len = 0; q.copies = 0; q.loop_count = 0;
         q.init = c->one_time_init; q.init_len = c->one_time_init_len;
@@ -388,9 +435,11 @@ static void child_run(double *samples)
             child_fail(rc, "%s", err);
     }
     p.copies = (size_t)w->copies[0];
+    p.loop_count = w->loops[0];
     if ((rc = codegen_build(&p, &first, err, sizeof err)))
         child_fail(rc, "%s", err);
     p.copies = (size_t)w->copies[1];
+    p.loop_count = w->loops[1];
     if ((rc = codegen_build(&p, &second, err, sizeof err)))
         child_fail(rc, "%s", err);
 
@@ -406,10 +455,13 @@ static void child_run(double *samples)
         h->imul_latency = g_cal.cp.n > 1 ? g_cal.cp.ch[1].latency : 0;
         h->tsc_ghz = g_cal.tsc_ghz;
     }
-    if (once.base)
+    if (once.base && w->fresh)
         run_prog(&once, PROG_ONE_TIME);
-    for (long i = 0; i < o->initial_warm_up_count; i++)
-        run_prog(&first, PROG_MEASURE);
+    /* nanoBench warms up with unroll_count copies and the loop: the first
+     * program, or -basic_mode's second (its first has no copies). */
+    const codegen_prog *warm = w->copies[0] > 0 || w->copies[1] == 0 ? &first : &second;
+    for (long i = 0; w->fresh && i < o->initial_warm_up_count; i++)
+        run_prog(warm, PROG_MEASURE);
 
     long n = o->n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
@@ -423,8 +475,8 @@ static void child_run(double *samples)
     const cal_progs *cpp = tsc_cal ? &g_cal.cp : NULL;
     /* the executions of the code the two programs differ by: a TSC step's
      * share of the result per run (see INNER_EXEC) */
-    double execs = ((double)second.n_copies - (double)first.n_copies) *
-                   (double)(o->loop_count > 0 ? o->loop_count : 1);
+    double execs = (double)second.n_copies * (double)(w->loops[1] > 0 ? w->loops[1] : 1) -
+                   (double)first.n_copies * (double)(w->loops[0] > 0 ? w->loops[0] : 1);
     double enough = execs >= 1 ? INNER_EXEC / execs : INNER_MAX;
     run_state rs[2] = {
         {.p = &first, .run = run_measured, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
@@ -432,6 +484,8 @@ static void child_run(double *samples)
     };
     size_t n_add;
     size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);
+    if (kept && w->backend->verify)
+        w->backend->verify(kept, h->lost);
     if (tsc_cal) {
         h->n_cal = n_cal;
         h->cal_run[0] = h->cal_run[1] = stats_median(ratio, n_cal);
@@ -446,7 +500,7 @@ static void child_run(double *samples)
     codegen_free(&second);
     if (once.base)
         codegen_free(&once);
-    child_reset();
+    g_outside.g = NULL;
     h->done = 1;
 }
 

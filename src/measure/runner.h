@@ -55,7 +55,13 @@ typedef struct runner_job {
     const pmu_group_plan *plan;
     const pmu_group *opened;     /* opened by the parent, or NULL: child opens */
     int cpu;
-    long copies[2];
+    long copies[2];              /* copies of the code in the first and second program */
+    long loops[2];               /* their loop counts (-basic_mode: the first has none) */
+    /* The first group of a benchmark: the measuring process starts from
+     * zeroed memory areas and reset x87/AVX/AMX state, and runs
+     * -asm_one_time_init and the initial warm-up, once per benchmark as
+     * nanoBench does; later groups find the memory as the previous left it. */
+    bool fresh;
 } runner_job;
 
 typedef struct runner_output {
@@ -63,6 +69,7 @@ typedef struct runner_output {
     pmu_counter *ctr;            /* as opened */
     double *samples[2];          /* [run][ctr * n_measurements + i] */
     bool *overflow;              /* per counter */
+    unsigned char lost[PMU_MAX_GROUP_CTR];   /* per counter: pmu_lost */
     double cal_run[2];           /* ticks per core cycle used for each run */
     double *cal;                 /* every calibration value */
     size_t n_cal;

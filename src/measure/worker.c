@@ -256,6 +256,7 @@ static void worker_post(const runner_job *job)
     h->msg[0] = 0;
     h->n_cal = 0;
     memset(h->overflow, 0, sizeof h->overflow);
+    memset(h->lost, 0, sizeof h->lost);
     w->p = job->p;
     w->backend = job->backend;
     w->cfg = *job->cfg;
@@ -278,6 +279,9 @@ static void worker_post(const runner_job *job)
     }
     w->copies[0] = job->copies[0];
     w->copies[1] = job->copies[1];
+    w->loops[0] = job->loops[0];
+    w->loops[1] = job->loops[1];
+    w->fresh = job->fresh;
     uint8_t *dst = (uint8_t *)(h + 1);
     for (int i = 0; i < 4; i++) {
         w->len[i] = job->frag[i].bytes ? job->frag[i].len : 0;
@@ -395,6 +399,8 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
         } else {
             memcpy(out->ctr, h->ctr, h->n_ctr * sizeof *out->ctr);
             memcpy(out->overflow, h->overflow, h->n_ctr * sizeof *out->overflow);
+            for (size_t k = 0; k < h->n_ctr && k < CODEGEN_MAX_CTR; k++)
+                out->lost[k] = h->lost[k] <= PMU_LOST_MULTIPLEXED ? h->lost[k] : PMU_LOST_MOVED;
             for (int r = 0; r < 2; r++)
                 memcpy(out->samples[r], samples + (size_t)r * per_run,
                        h->n_ctr * (size_t)n * sizeof(double));

@@ -53,7 +53,8 @@ typedef struct worker_job {
     size_t n_events;
     bool with_clock;
     bool opened;                 /* opened by the parent: counters in ctr[] */
-    long copies[2];
+    long copies[2], loops[2];
+    bool fresh;                  /* see runner_job.fresh */
     size_t len[4];               /* code, init, late_init, one_time_init */
 } worker_job;
 
@@ -68,6 +69,7 @@ typedef struct shared_hdr {
     size_t n_ctr;
     pmu_counter ctr[CODEGEN_MAX_CTR];
     bool overflow[CODEGEN_MAX_CTR];
+    unsigned char lost[CODEGEN_MAX_CTR];   /* pmu_lost, from backend->verify */
     double cal_run[2];
     size_t n_cal;            /* ratios after the samples in the mapping */
     double alu_slowdown;

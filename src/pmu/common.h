@@ -64,4 +64,11 @@ void pmu_rdpmc_restore(void);
  * "cpu_atom"), without root prefix. */
 const char *pmu_core_pmu_name(const pmu_config *cfg);
 
+/* perf.c: whether a counter read with rdpmc index `ecx` is still there
+ * (the event's mmap page, read under its lock) and counted the whole time
+ * (time running = time enabled, as differences since the previous look). */
+struct perf_event_mmap_page;
+pmu_lost perf_counter_check(const struct perf_event_mmap_page *page, uint32_t ecx,
+                            uint64_t d_enabled, uint64_t d_running);
+
 #endif

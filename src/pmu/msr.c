@@ -18,6 +18,11 @@
  *   PerfCntrGlobalCtl (0xC0000301), 0 while programming then the used mask,
  *   and PerfCntrGlobalStatusClr (0xC0000302), a write-only command that is not
  *   saved.  APERF/MPERF have no rdpmc index: listed as unavailable.
+ * MSR events (-msr_config, one a group): the msr_ADDR=VAL writes, saved and
+ *   restored like the others, and the counter MSR read through the msr
+ *   device by the measuring process right before and after each run
+ *   (read_outside): user-mode code cannot RDMSR, and a pread outside the
+ *   code is in both runs alike, so it cancels out of the difference.
  *
  * Paths take cfg->dev_root as a prefix; a regular file there stands in for
  * the device (see msr_offset), which is how the tests check that every
@@ -252,9 +257,35 @@ static int build_amd(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p
     return 0;
 }
 
+/* RAPL's energy status MSRs count in their low 32 bits and wrap there. */
+static unsigned msr_counter_width(uint32_t msr)
+{
+    switch (msr) {
+    case 0x611: case 0x619: case 0x639: case 0x641: case 0x64D:
+    case 0xC001029A: case 0xC001029B:
+        return 32;
+    default:
+        return 64;
+    }
+}
+
+/* One -msr_config line: its writes, then its counter read outside the code. */
+static int build_msr_event(const nb_event *ev, msr_prog *p)
+{
+    for (size_t i = 0; i < ev->n_msr_writes; i++)
+        add_op(p, ev->msr_write[i], ev->msr_value[i], true, "msr_0x%" PRIX32 " for %s",
+               ev->msr_write[i], ev->name);
+    pmu_counter *c = add_ctr(p, ev->name, PMU_READ_OUTSIDE, 0, msr_counter_width(ev->read_msr),
+                             NULL);
+    c->msr = ev->read_msr;
+    return 0;
+}
+
 static int build_prog(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p)
 {
     memset(p, 0, sizeof *p);
+    if (g->n_events == 1 && nb_event_is_msr(&g->events[0]))
+        return build_msr_event(&g->events[0], p);
     if (g->n_events > PMU_MAX_GP) {
         pmu_error_set("a group of %zu events is more than nb can open at once", g->n_events);
         return NB_EUNSUPPORTED;
@@ -293,6 +324,10 @@ static void msr_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
                         c->rdpmc_ecx, c->width);
             else if (c->read == PMU_READ_RDTSC)
                 fprintf(f, "read name=%s rdtsc\n", c->name);
+            else if (c->read == PMU_READ_OUTSIDE)
+                fprintf(f, "read name=%s cpu=%d msr=0x%" PRIX32 " width=%u # before and after "
+                           "each run, by the measuring process\n",
+                        c->name, cfg->cpu_index, c->msr, c->width);
             else
                 fprintf(f, "read name=%s none # %s\n", c->name, p.why_none[i]);
         }
@@ -402,7 +437,10 @@ static int msr_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *
         rc = NB_ESYSTEM;
         goto fail;
     }
-    rc = pmu_rdpmc_enable(cfg, true);
+    bool rdpmc = false;   /* an MSR event's group reads no counter with rdpmc */
+    for (size_t i = 0; i < p.n_ctr; i++)
+        rdpmc |= p.ctr[i].read == PMU_READ_RDPMC;
+    rc = rdpmc ? pmu_rdpmc_enable(cfg, true) : 0;
     if (rc < 0)
         goto fail;
     st->rdpmc_changed = rc > 0;
@@ -425,6 +463,34 @@ static int msr_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *
 fail:
     msr_close(out);
     return rc;
+}
+
+/* The measuring process reads an MSR event's counter through a descriptor
+ * of its own (the parent's are not inherited), opened at the first read. */
+static int msr_read_outside(const pmu_config *cfg, pmu_group *g, size_t k, uint64_t *value,
+                            char *msg, size_t msglen)
+{
+    static int fd = -1;
+    static char fd_path[512];
+    char path[512];
+    msr_path(cfg, path, sizeof path);
+    if (fd < 0 || strcmp(path, fd_path) != 0) {
+        if (fd >= 0)
+            close(fd);
+        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+            snprintf(msg, msglen, "cannot open %s for %s: %s", path, g->ctr[k].name,
+                     strerror(errno));
+            return NB_ESYSTEM;
+        }
+        snprintf(fd_path, sizeof fd_path, "%s", path);
+    }
+    ssize_t r = pread(fd, value, 8, msr_offset(fd, g->ctr[k].msr));
+    if (r != 8) {
+        snprintf(msg, msglen, "reading MSR 0x%" PRIX32 " (%s) on CPU %d: %s", g->ctr[k].msr,
+                 g->ctr[k].name, cfg->cpu_index, r < 0 ? strerror(errno) : "short read");
+        return NB_ESYSTEM;
+    }
+    return 0;
 }
 
 static int msr_probe(const pmu_config *cfg, char *why, size_t whylen)
@@ -468,4 +534,5 @@ const pmu_backend pmu_msr_backend = {
     .open = msr_open,
     .close = msr_close,
     .dry_run = msr_dry_run,
+    .read_outside = msr_read_outside,
 };

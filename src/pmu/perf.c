@@ -32,7 +32,14 @@
  * reference cycles (PERF_TYPE_HARDWARE, which the kernel puts on fixed
  * counters 0-2) and topdown slots (raw 0x0400, fixed counter 3) where CPUID
  * reports them; on AMD, APERF and MPERF, which rdpmc cannot read, so they are
- * listed as unavailable. */
+ * listed as unavailable.
+ *
+ * MSR events (-msr_config): perf cannot read an arbitrary MSR, but the
+ * kernel's power PMU counts the RAPL energy MSRs.  Those open on it
+ * (system-wide on the CPU, as that PMU requires: pid -1), are read with
+ * read(2) right before and after each run, and are reported in microjoules
+ * (the count times the PMU's sysfs scale), not in the MSR's own energy units;
+ * any other MSR event prints unavailable with the reason. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -54,7 +61,7 @@
  * (see the top), but must not actually take samples. */
 #define PERF_HUGE_PERIOD (UINT64_C(1) << 46)
 
-typedef enum { SLOT_PERF, SLOT_RDTSC, SLOT_NONE } slot_kind;
+typedef enum { SLOT_PERF, SLOT_RDTSC, SLOT_NONE, SLOT_POWER } slot_kind;
 
 typedef struct perf_slot {
     char name[NB_EVENT_NAME_MAX];
@@ -62,11 +69,15 @@ typedef struct perf_slot {
     struct perf_event_attr attr;
     const char *note;        /* what it is / why unavailable */
     int ctr;                 /* CTR= from the config, -1 if none */
+    uint32_t msr;            /* SLOT_POWER: the RAPL MSR it stands for */
+    double scale;            /* SLOT_POWER: microjoules per count */
 } perf_slot;
 
 typedef struct perf_state {
     int fd[PERF_MAX_SLOTS];
     void *page[PERF_MAX_SLOTS];
+    /* time_enabled / time_running at the previous verify (or open) */
+    uint64_t enabled[PERF_MAX_SLOTS], running[PERF_MAX_SLOTS];
     size_t n;
     bool rdpmc_changed;
 } perf_state;
@@ -144,6 +155,70 @@ static size_t fixed_slots(const pmu_config *cfg, perf_slot *s)
     return n;
 }
 
+/* The power PMU's event for a RAPL energy MSR, or NULL. */
+static const char *rapl_event(cpu_vendor v, uint32_t msr)
+{
+    static const struct { uint32_t msr; const char *ev; } map[] = {
+        {0x611, "energy-pkg"}, {0x639, "energy-cores"}, {0x641, "energy-gpu"},
+        {0x619, "energy-ram"}, {0x64D, "energy-psys"}, {0xC001029B, "energy-pkg"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].msr == msr && (v == CPU_VENDOR_AMD) == (msr >= 0xC0000000u))
+            return map[i].ev;
+    return NULL;
+}
+
+/* A file of the power PMU in sysfs, its first line in buf; false if absent. */
+static bool power_file(const pmu_config *cfg, const char *name, char *buf, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/sys/bus/event_source/devices/power/%s",
+             cfg->sysfs_root ? cfg->sysfs_root : "", name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    return ok;
+}
+
+/* An MSR event's slot: RAPL on the power PMU where sysfs has it, else none. */
+static void msr_slot(const pmu_config *cfg, const nb_event *ev, perf_slot *s)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", ev->name);
+    s->ctr = -1;
+    s->kind = SLOT_NONE;
+    s->msr = ev->read_msr;
+    const char *rapl = rapl_event(cfg->cpu->vendor, ev->read_msr);
+    if (!rapl) {
+        s->note = "perf reads MSRs only as the power PMU's RAPL events, and this is not one; "
+                  "-backend msr (root, modprobe msr) reads it";
+        return;
+    }
+    char file[64], buf[128];
+    unsigned long type = 0, config = 0;
+    double scale = 0;
+    snprintf(file, sizeof file, "events/%s", rapl);
+    if (!power_file(cfg, "type", buf, sizeof buf) || (type = strtoul(buf, NULL, 0)) == 0 ||
+        !power_file(cfg, file, buf, sizeof buf) || !strstr(buf, "event=") ||
+        (config = strtoul(strstr(buf, "event=") + 6, NULL, 0)) == 0) {
+        s->note = "no RAPL counter through perf here (no power PMU event in sysfs); "
+                  "-backend msr (root, modprobe msr) reads the MSR";
+        return;
+    }
+    snprintf(file, sizeof file, "events/%s.scale", rapl);
+    if (power_file(cfg, file, buf, sizeof buf))
+        scale = strtod(buf, NULL);
+    slot_common(cfg, s);
+    s->kind = SLOT_POWER;
+    s->attr.type = (uint32_t)type;
+    s->attr.config = config;
+    s->attr.exclude_user = s->attr.exclude_kernel = s->attr.exclude_hv = 0;
+    s->scale = (scale > 0 ? scale : 0x1p-32) * 1e6;
+    s->note = "RAPL through the power PMU, in microjoules; read(2) before and after each run";
+}
+
 /* Does the kernel take an offcore response value in config1 for this
  * event?  Its extra_regs tables map MSR_OFFCORE_RSP_0 to event 0xB7 (0x2A
  * from Golden Cove on) and MSR_OFFCORE_RSP_1 to 0xBB (0x2B from Golden Cove
@@ -162,6 +237,11 @@ static int build_slots(const pmu_config *cfg, const pmu_group_plan *g, perf_slot
 {
     size_t n = 0;
     cpu_vendor v = cfg->cpu->vendor;
+    if (g->n_events == 1 && nb_event_is_msr(&g->events[0])) {
+        msr_slot(cfg, &g->events[0], s);
+        *n_out = 1;
+        return 0;
+    }
     if (g->n_events == 0 && cfg->fixed_counters)
         n = fixed_slots(cfg, s);
     if (g->n_events > PMU_MAX_GP) {
@@ -248,7 +328,7 @@ static void dry_run_slot(FILE *f, const pmu_config *cfg, const perf_slot *s, siz
         fprintf(f, "read=none\nreason=%s\n\n", s->note);
         return;
     }
-    fprintf(f, "pid=0\n");
+    fprintf(f, "pid=%d\n", s->kind == SLOT_POWER ? -1 : 0);
     fprintf(f, "cpu=%d\n", cfg->cpu_index);
     if (leader_i < 0)
         fprintf(f, "group_fd=-1\n");
@@ -276,7 +356,11 @@ static void dry_run_slot(FILE *f, const pmu_config *cfg, const perf_slot *s, siz
     if (s->ctr >= 0)
         fprintf(f, "ctr=%d (not passed: the kernel's constraint tables place the event)\n",
                 s->ctr);
-    fprintf(f, "mmap=1 page; rdpmc ecx = index - 1\n");
+    if (s->kind == SLOT_POWER)
+        fprintf(f, "msr=0x%" PRIX32 "\nread=read(2) before and after each run, x %g\n", s->msr,
+                s->scale);
+    else
+        fprintf(f, "mmap=1 page; rdpmc ecx = index - 1\n");
     fprintf(f, "note=%s\n\n", s->note);
 }
 
@@ -337,7 +421,7 @@ static void perf_close(pmu_group *g)
 }
 
 /* Read index/cap/width consistently (the page is updated under a seqlock). */
-static void read_page(volatile struct perf_event_mmap_page *pc, uint32_t *index,
+static void read_page(const volatile struct perf_event_mmap_page *pc, uint32_t *index,
                       bool *cap, unsigned *width)
 {
     uint32_t seq;
@@ -349,6 +433,52 @@ static void read_page(volatile struct perf_event_mmap_page *pc, uint32_t *index,
         *width = pc->pmc_width;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     } while (pc->lock != seq);
+}
+
+/* The event's time enabled and running so far (read_format asks for both);
+ * zeros if the read fails. */
+static void perf_times(int fd, uint64_t *enabled, uint64_t *running)
+{
+    uint64_t v[3] = {0, 0, 0};
+    if (read(fd, v, sizeof v) != (ssize_t)sizeof v)
+        v[1] = v[2] = 0;
+    *enabled = v[1];
+    *running = v[2];
+}
+
+pmu_lost perf_counter_check(const struct perf_event_mmap_page *page, uint32_t ecx,
+                            uint64_t d_enabled, uint64_t d_running)
+{
+    uint32_t index;
+    bool cap;
+    unsigned width;
+    read_page(page, &index, &cap, &width);
+    if (index == 0 || index - 1 != ecx || !cap)
+        return PMU_LOST_MOVED;
+    if (d_running < d_enabled)
+        return PMU_LOST_MULTIPLEXED;
+    return PMU_KEPT;
+}
+
+/* The kernel's perf_event_mmap_page protocol: the index the code was
+ * generated with holds only while the event stays on that counter, and a
+ * value read with rdpmc means something only while the event was counting.
+ * So after a group's runs: the index again, under the page's lock, and the
+ * time running against the time enabled since the last look. */
+static void perf_verify(pmu_group *g, unsigned char *lost)
+{
+    perf_state *st = g->priv;
+    for (size_t i = 0; st && i < st->n && i < g->n_ctr; i++) {
+        lost[i] = PMU_KEPT;
+        if (!st->page[i] || g->ctr[i].read != PMU_READ_RDPMC)
+            continue;
+        uint64_t en, run;
+        perf_times(st->fd[i], &en, &run);
+        lost[i] = (unsigned char)perf_counter_check(st->page[i], g->ctr[i].rdpmc_ecx,
+                                                    en - st->enabled[i], run - st->running[i]);
+        st->enabled[i] = en;
+        st->running[i] = run;
+    }
 }
 
 static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *out)
@@ -388,6 +518,24 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
         c->scale = 1.0;
         c->read = s[i].kind == SLOT_RDTSC ? PMU_READ_RDTSC : PMU_READ_NONE;
         c->width = s[i].kind == SLOT_RDTSC ? 64 : 0;
+        if (s[i].kind == SLOT_POWER) {
+            long fd = sys_perf_event_open(&s[i].attr, -1, cfg->cpu_index, -1,
+                                          PERF_FLAG_FD_CLOEXEC);
+            if (fd < 0) {
+                char what[NB_EVENT_NAME_MAX + 64];
+                snprintf(what, sizeof what, "perf_event_open(%.*s, power PMU)",
+                         NB_EVENT_NAME_MAX - 1, s[i].name);
+                pmu_advice_set(PMU_OP_PERF_OPEN, errno, what, root);
+                rc = NB_ESYSTEM;
+                goto fail;
+            }
+            st->fd[i] = (int)fd;
+            c->read = PMU_READ_OUTSIDE;
+            c->msr = s[i].msr;
+            c->width = 64;
+            c->scale = s[i].scale;
+            continue;
+        }
         if (s[i].kind != SLOT_PERF)
             continue;
         long fd = sys_perf_event_open(&s[i].attr, 0, cfg->cpu_index, leader,
@@ -440,11 +588,27 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
         out->ctr[i].read = PMU_READ_RDPMC;
         out->ctr[i].rdpmc_ecx = index - 1;
         out->ctr[i].width = width ? width : 48;
+        perf_times(st->fd[i], &st->enabled[i], &st->running[i]);
     }
     return 0;
 fail:
     perf_close(out);
     return rc;
+}
+
+/* A power PMU event's count, by read(2) (read_format adds the times). */
+static int perf_read_outside(const pmu_config *cfg, pmu_group *g, size_t k, uint64_t *value,
+                             char *msg, size_t msglen)
+{
+    perf_state *st = g->priv;
+    uint64_t v[3];
+    if (!st || k >= st->n || st->fd[k] < 0 || read(st->fd[k], v, sizeof v) != (ssize_t)sizeof v) {
+        snprintf(msg, msglen, "reading %s (power PMU) on CPU %d: %s", g->ctr[k].name,
+                 cfg->cpu_index, strerror(errno));
+        return NB_ESYSTEM;
+    }
+    *value = v[0];
+    return 0;
 }
 
 static int perf_probe(const pmu_config *cfg, char *why, size_t whylen)
@@ -487,4 +651,6 @@ const pmu_backend pmu_perf_backend = {
     .open = perf_open,
     .close = perf_close,
     .dry_run = perf_dry_run,
+    .verify = perf_verify,
+    .read_outside = perf_read_outside,
 };

@@ -58,7 +58,37 @@ bool pmu_event_equal(const nb_event *a, const nb_event *b)
            a->has_msr_3f6h == b->has_msr_3f6h && a->has_msr_pf == b->has_msr_pf &&
            a->has_msr_rsp0 == b->has_msr_rsp0 && a->has_msr_rsp1 == b->has_msr_rsp1 &&
            a->msr_3f6h == b->msr_3f6h && a->msr_pf == b->msr_pf &&
-           a->msr_rsp0 == b->msr_rsp0 && a->msr_rsp1 == b->msr_rsp1;
+           a->msr_rsp0 == b->msr_rsp0 && a->msr_rsp1 == b->msr_rsp1 &&
+           a->read_msr == b->read_msr && a->n_msr_writes == b->n_msr_writes &&
+           memcmp(a->msr_write, b->msr_write, a->n_msr_writes * sizeof *a->msr_write) == 0 &&
+           memcmp(a->msr_value, b->msr_value, a->n_msr_writes * sizeof *a->msr_value) == 0;
+}
+
+int pmu_plan_make(const pmu_backend *be, const pmu_config *cfg, const nb_event *ev, size_t n,
+                  pmu_plan *out)
+{
+    out->groups = NULL;
+    out->n_groups = 0;
+    if (!be->read_outside)
+        return be->plan(cfg, ev, n, out);
+    nb_event *pmc = calloc(n ? n : 1, sizeof *pmc);
+    if (!pmc)
+        return NB_ENOMEM;
+    size_t n_pmc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!nb_event_is_msr(&ev[i]))
+            pmc[n_pmc++] = ev[i];
+    int rc = 0;
+    /* Only MSR events: no counter group (nor the fixed-counter one) */
+    if (n_pmc || n == 0)
+        rc = be->plan(cfg, pmc, n_pmc, out);
+    free(pmc);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (nb_event_is_msr(&ev[i]))
+            rc = pmu_plan_push(out, &ev[i], 1);
+    if (rc)
+        pmu_plan_free(out);
+    return rc;
 }
 
 int pmu_plan_push(pmu_plan *p, const nb_event *ev, size_t n)
@@ -79,4 +109,14 @@ int pmu_plan_push(pmu_plan *p, const nb_event *ev, size_t n)
     }
     p->n_groups++;
     return 0;
+}
+
+const char *pmu_lost_text(pmu_lost why)
+{
+    switch (why) {
+    case PMU_LOST_MOVED: return "the kernel moved it to another counter during the runs";
+    case PMU_LOST_MULTIPLEXED: return "it was scheduled out for part of the runs (multiplexed)";
+    case PMU_KEPT: break;
+    }
+    return "kept";
 }

@@ -33,12 +33,16 @@ typedef enum {
     PMU_READ_RDPMC,   /* mov ecx, rdpmc_ecx; rdpmc */
     PMU_READ_RDTSC,   /* rdtsc */
     PMU_READ_NONE,    /* not countable here: printed as unavailable */
+    PMU_READ_OUTSIDE, /* read by the measuring process right before and after
+                         each run (pmu_backend.read_outside): MSRs the code
+                         cannot RDMSR in user mode, perf's RAPL events */
 } pmu_read_kind;
 
 typedef struct pmu_counter {
     char name[NB_EVENT_NAME_MAX];
     pmu_read_kind read;
     uint32_t rdpmc_ecx;
+    uint32_t msr;          /* PMU_READ_OUTSIDE of an MSR event: its address */
     unsigned width;        /* counter width in bits, for wrap-around */
     double scale;          /* result multiplier (1.0 unless derived) */
     bool tsc_cycles;       /* tsc backend: rdtsc ticks turned into core cycles
@@ -54,6 +58,12 @@ typedef struct pmu_config {
     const char *sysfs_root;  /* "" in production; a fake tree in tests */
     const char *dev_root;    /* "" in production ("/dev/cpu/N/msr") */
     bool no_mem;             /* -no_mem: a group holds what fits in R8-R13 */
+    /* The events are the table's default set, not the user's (no -config,
+     * -events): a backend without a PMU leads with what it measures itself. */
+    bool defaults;
+    /* Whose encoding the events use (-uarch's table; CPU_VENDOR_UNKNOWN:
+     * the CPU's own). */
+    cpu_vendor event_vendor;
 } pmu_config;
 
 /* Events split into groups that fit the hardware counters at once. */
@@ -88,6 +98,18 @@ enum {
     PMU_BE_OPENS_IN_PARENT = 1u << 2,
 };
 
+/* Why a counter's readings of a group's runs cannot be used
+ * (pmu_backend.verify); PMU_KEPT: they can. */
+typedef enum {
+    PMU_KEPT = 0,
+    PMU_LOST_MOVED,          /* the kernel moved it to another counter (the rdpmc
+                                index compiled into the code went stale) */
+    PMU_LOST_MULTIPLEXED,    /* it did not count the whole time (scheduled out) */
+} pmu_lost;
+
+/* "moved to another counter during the runs", ... for a warning or a record. */
+const char *pmu_lost_text(pmu_lost why);
+
 typedef struct pmu_backend {
     const char *name;        /* "perf_event+rdpmc", "msr+rdpmc", "tsc" */
     unsigned flags;          /* PMU_BE_* */
@@ -97,6 +119,17 @@ typedef struct pmu_backend {
     int (*open)(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out);
     void (*close)(pmu_group *g);
     void (*dry_run)(FILE *f, const pmu_config *cfg, const pmu_plan *plan);
+    /* After a group's runs, in the process that opened it: lost[i] says
+     * whether counter i stayed where the generated code reads it, counting,
+     * the whole time since the previous verify (or open).  NULL where
+     * nothing can move (nb programs the counters itself). */
+    void (*verify)(pmu_group *g, unsigned char *lost);
+    /* Read counter k of an open group whose read is PMU_READ_OUTSIDE, in
+     * the measuring process, right before or after a run.  0, or a negative
+     * status with a message in msg.  NULL: the backend reads no MSR events
+     * (they are planned with the others and print unavailable). */
+    int (*read_outside)(const pmu_config *cfg, pmu_group *g, size_t k, uint64_t *value,
+                        char *msg, size_t msglen);
 } pmu_backend;
 
 extern const pmu_backend pmu_perf_backend;
@@ -112,6 +145,12 @@ const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
 int pmu_plan_push(pmu_plan *plan, const nb_event *ev, size_t n);
 
 void pmu_plan_free(pmu_plan *plan);
+
+/* be->plan for ev[0..n), with each MSR event (nb_event_is_msr) in a group
+ * of its own after the others where the backend reads them (read_outside),
+ * as nanoBench measures one msr config line at a time. */
+int pmu_plan_make(const pmu_backend *be, const pmu_config *cfg, const nb_event *ev, size_t n,
+                  pmu_plan *out);
 
 /* Whether two events program the same thing (name, codes, flags and the
  * extra MSR values): the one test of event equality. */

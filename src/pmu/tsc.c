@@ -9,11 +9,15 @@
  * cycles event (Intel 0x3C.00, AMD 0x76.00) is unavailable here, and is
  * reported so, never as 0.
  *
- * Plan: the first group holds CORE_CYCLES (estimated) and RDTSC, always
- * (the clock is all this backend has), and the config's cycles events; the
- * config's other events, all unavailable, follow in groups of
- * TSC_GROUP_MAX, in order, and are never run.  So a run needs one
- * execution, and what was measured is listed first.
+ * Plan: the first group holds what is measured: CORE_CYCLES (estimated)
+ * and RDTSC when nb picks the events (no events, -fixed_counters, or the
+ * table's default set, of which the cycles event is then left out: it would
+ * only repeat CORE_CYCLES), and an explicit config's cycles events, which
+ * carry the estimate under their own names (nanoBench prints only the
+ * config's lines); the config's other events, all unavailable, follow in
+ * groups of TSC_GROUP_MAX, in order, and are never run.  So a run needs one
+ * execution, and what was measured is listed first.  Cycles events are
+ * recognised in the encoding of the events' table (-uarch), not the CPU's.
  * open() needs no system setting and can run anywhere. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +44,11 @@ static bool is_core_cycles(const pmu_config *cfg, const nb_event *e)
 {
     if (e->cmask || e->inv || e->edge)
         return false;
-    if (cfg->cpu && cfg->cpu->vendor == CPU_VENDOR_AMD)
+    cpu_vendor v = cfg->event_vendor != CPU_VENDOR_UNKNOWN ? cfg->event_vendor
+                   : cfg->cpu ? cfg->cpu->vendor : CPU_VENDOR_UNKNOWN;
+    if (nb_event_is_msr(e))
+        return false;
+    if (v == CPU_VENDOR_AMD)
         return e->evtsel == 0x76 && e->umask == 0;
     return e->evtsel == 0x3C && e->umask == 0;
 }
@@ -58,14 +66,18 @@ static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_pla
         free(rest);
         return NB_ENOMEM;
     }
+    bool clock = cfg->fixed_counters || cfg->defaults;
     for (size_t i = 0; i < n; i++) {
+        if (is_core_cycles(cfg, &ev[i]) && cfg->defaults && clock)
+            continue;   /* the table's cycles event: CORE_CYCLES says it */
         if (is_core_cycles(cfg, &ev[i]) && n_cyc + 2 < PMU_MAX_GROUP_CTR)
             cyc[n_cyc++] = ev[i];
         else
             rest[n_rest++] = ev[i];
     }
-    rc = pmu_plan_push(out, n_cyc ? cyc : NULL, n_cyc);
-    if (rc == 0)
+    if (clock || n_cyc)
+        rc = pmu_plan_push(out, n_cyc ? cyc : NULL, n_cyc);
+    if (rc == 0 && clock)
         out->groups[0].with_clock = true;   /* CORE_CYCLES (estimated), RDTSC */
     for (size_t i = 0; rc == 0 && i < n_rest; i += TSC_GROUP_MAX)
         rc = pmu_plan_push(out, rest + i, n_rest - i < TSC_GROUP_MAX ? n_rest - i : TSC_GROUP_MAX);

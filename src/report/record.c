@@ -171,6 +171,9 @@ static jv *backend_json(const bench_result *r)
     jv *c = jv_set(b, "copies", jv_arr());
     jv_push(c, jv_int(r->copies[0]));
     jv_push(c, jv_int(r->copies[1]));
+    jv *l = jv_set(b, "loops", jv_arr());
+    jv_push(l, jv_int(r->loops[0]));
+    jv_push(l, jv_int(r->loops[1]));
     jv_set(b, "normalization", jv_num(r->normalization));
     /* Resolution of one reading, and of one result (divided by the
      * normalization).  A counter counts single events; the tsc backend
@@ -215,6 +218,8 @@ static jv *events_json(const bench_result *r)
         jv_set(f, "unavailable", jv_bool(e->unavailable));
         jv_set(f, "estimated", jv_bool(e->estimated));
         jv_set(f, "overflow", jv_bool(e->overflow));
+        jv_set(f, "lost", e->lost == PMU_LOST_MOVED ? jv_str("moved")
+                          : e->lost == PMU_LOST_MULTIPLEXED ? jv_str("multiplexed") : jv_null());
         jv_set(f, "multiple_groups", jv_bool(r->n_groups > 1));
     }
     return a;

@@ -58,7 +58,7 @@ static void print_value(FILE *f, const nb_options *o, const bench_result *r, dou
 
 /* nanoBench's -verbose table for one run of one group: a header naming the
  * counters Ctr0.., then one row per measurement. */
-static void print_table(FILE *f, const nb_options *o, const bench_result *r, size_t g, int run)
+static void print_table(FILE *f, const bench_result *r, size_t g, int run)
 {
     size_t n_meas = 0, n_ctr = 0;
     bool clock = false;
@@ -76,7 +76,7 @@ static void print_table(FILE *f, const nb_options *o, const bench_result *r, siz
         return;
     fprintf(f, "%s%s results (unroll_count=%ld, loop_count=%ld):\n\n", run == 0 ? "\n" : "",
             clock ? "RDTSC and fixed-function counter" : "Programmable counter",
-            r->copies[run], o->loop_count);
+            r->copies[run], r->loops[run]);
     int pad = n_meas <= 10 ? 1 : n_meas <= 100 ? 2 : n_meas <= 1000 ? 3 : 4;
     fprintf(f, "\t%*s      ", pad, "");
     for (size_t c = 0; c < n_ctr; c++)
@@ -94,17 +94,6 @@ static void print_table(FILE *f, const nb_options *o, const bench_result *r, siz
     fprintf(f, "\n");
 }
 
-void report_verbose(FILE *f, const nb_options *o, const bench_result *r)
-{
-    size_t n_groups = 0;
-    for (size_t i = 0; i < r->n_ev; i++)
-        if (r->ev[i].group + 1 > n_groups)
-            n_groups = r->ev[i].group + 1;
-    for (size_t g = 0; g < n_groups; g++)
-        for (int run = 0; run < 2; run++)
-            print_table(f, o, r, g, run);
-}
-
 void report_text(FILE *f, const nb_options *o, const bench_result *r)
 {
     for (size_t i = 0; i < r->n_ev; i++) {
@@ -112,7 +101,7 @@ void report_text(FILE *f, const nb_options *o, const bench_result *r)
         /* nanoBench prints a group's tables right before its results */
         if (o->verbose && (i == 0 || e->group != r->ev[i - 1].group))
             for (int run = 0; run < 2; run++)
-                print_table(f, o, r, e->group, run);
+                print_table(f, r, e->group, run);
         if (e->unavailable) {
             fprintf(f, "%s: unavailable\n", e->name);
             continue;

@@ -25,7 +25,4 @@ void report_text(FILE *f, const nb_options *o, const bench_result *r);
  * 0.5): 2005/1000 -> 201, -0.004 -> 0. */
 long long report_hundredths(double value, double divisor);
 
-/* The -verbose tables of every group alone. */
-void report_verbose(FILE *f, const nb_options *o, const bench_result *r);
-
 #endif
