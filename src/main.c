@@ -26,6 +26,7 @@
 #include "report/output.h"
 #include "report/record.h"
 #include "sys/error.h"
+#include "sys/restore.h"
 #include "sys/status.h"
 #include "sys/version.h"
 
@@ -139,6 +140,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "nb: refusing to run setuid/setgid: nb runs arbitrary code by design\n");
         return NB_EXIT_USAGE;
     }
+    /* From here on, a signal that would end nb says so and restores. */
+    restore_install_signals();
     nb_options o;
     options_defaults(&o);
     char err[1024];

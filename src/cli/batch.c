@@ -309,7 +309,11 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
             rc = run_line(&b, line, line_no);
         }
         if (rc == NB_ESYSTEM && ferror(stdout)) {
-            fprintf(stderr, "nb: cannot write the results: %s\n", strerror(errno));
+            /* a closed pipe (SIGPIPE ignored): whoever read is gone, nb
+             * stops quietly, as SIGPIPE would have stopped it */
+            if (b.out.write_errno != EPIPE)
+                fprintf(stderr, "nb: cannot write the results: %s\n",
+                        strerror(b.out.write_errno ? b.out.write_errno : EIO));
             status = NB_ESYSTEM;
             break;
         }
