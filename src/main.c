@@ -88,8 +88,7 @@ static int measure_and_report(nb_job *j, const nb_options *o, const cpu_info *cp
     cpu_info as_uarch;
     if (rc == 0 && o->dry_run && o->uarch && evdb_uarch_cpu(uarch, cpu, &as_uarch))
         cpu = &as_uarch;
-    char why[1024] = "";
-    const char *be = rc || o->dry_run || !o->uarch ? NULL : bench_backend_name(o, cpu, why, sizeof why);
+    const char *be = rc || o->dry_run || !o->uarch ? NULL : bench_backend_name(o, cpu, NULL);
     if (!be && !rc && !o->dry_run && o->uarch && o->backend != PMU_BACKEND_AUTO)
         be = o->backend == PMU_BACKEND_PERF ? "perf" : o->backend == PMU_BACKEND_MSR ? "msr" : NULL;
     if (be && strcmp(be, "tsc") != 0 && evdb_uarch_vendor(uarch) != cpu->vendor) {
@@ -101,10 +100,10 @@ static int measure_and_report(nb_job *j, const nb_options *o, const cpu_info *cp
         rc = NB_EUSAGE;
     }
     if (rc == 0 && o->dry_run) {
-        char err[1024];
-        rc = bench_dry_run(stdout, o, j->ev.v, j->ev.n, cpu, err, sizeof err);
+        nb_error e;
+        rc = bench_dry_run(stdout, o, j->ev.v, j->ev.n, cpu, &e);
         if (rc)
-            fprintf(diag, "nb: %s\n", err);
+            nb_error_print(diag, &e);
         return rc;
     }
     if (rc == 0)
@@ -194,11 +193,12 @@ int main(int argc, char **argv)
         return NB_EXIT_USAGE;
     }
     if (o.cpu_info) {
-        char why[1024] = "";
-        const char *be = bench_backend_name(&o, &cpu, why, sizeof why);
+        nb_error why;
+        nb_error_clear(&why);
+        const char *be = bench_backend_name(&o, &cpu, &why);
         rc = evdb_print_cpu_info(stdout, &cpu, uarch, be ? be : "none");
-        if (why[0])
-            printf("backends refused: %s\n", why);
+        if (why.message[0])
+            printf("backends refused: %s\n", why.message);
         return rc < 0 ? nb_status_exit_code(rc) : NB_EXIT_OK;
     }
     if (o.list_events) {

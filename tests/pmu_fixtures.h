@@ -136,7 +136,9 @@ static inline char *fx_dry_run(const pmu_backend *b, const pmu_config *cfg,
                                const nb_event *ev, size_t n)
 {
     pmu_plan plan;
-    assert_int_equal(pmu_plan_make(b, cfg, ev, n, &plan), 0);
+    nb_error e;
+    if (pmu_plan_make(b, cfg, ev, n, &plan, &e) != 0)
+        fail_msg("plan: %s", e.message);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

@@ -40,10 +40,10 @@ static bool has_bmi2(void)
 
 static void build_and_call(const codegen_params *p, codegen_prog *pr)
 {
-    char err[256] = "";
-    int rc = codegen_build(p, pr, err, sizeof err);
+    nb_error err;
+    int rc = codegen_build(p, pr, &err);
     if (rc)
-        fail_msg("codegen_build: %s", err);
+        fail_msg("codegen_build: %s", err.message);
     memset(area, 0, sizeof area);
     codegen_call(pr);
 }
@@ -190,14 +190,14 @@ static void test_magic_pause(void **state)
     p.code = code;
     p.code_len = n;
     p.no_mem = false;
-    char err[256] = "";
-    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EINPUT);
-    assert_non_null(strstr(err, "pause"));
-    assert_non_null(strstr(err, "only supported with -no_mem"));
+    nb_error err;
+    assert_int_equal(codegen_build(&p, &pr, &err), NB_EINPUT);
+    assert_non_null(strstr(err.message, "pause"));
+    assert_non_null(strstr(err.message, "only supported with -no_mem"));
     p.code = code + spin_end;   /* the resume sequence alone */
     p.code_len = 8;
-    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EINPUT);
-    assert_non_null(strstr(err, "resume"));
+    assert_int_equal(codegen_build(&p, &pr, &err), NB_EINPUT);
+    assert_non_null(strstr(err.message, "resume"));
 }
 
 static void test_too_big_is_refused(void **state)
@@ -206,9 +206,9 @@ static void test_too_big_is_refused(void **state)
     static const uint8_t add2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};
     codegen_params p = base_params(add2, sizeof add2, (CODEGEN_MAX_BYTES / sizeof add2) + 1);
     codegen_prog pr;
-    char err[256] = "";
-    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EINPUT);
-    assert_non_null(strstr(err, "MiB"));
+    nb_error err;
+    assert_int_equal(codegen_build(&p, &pr, &err), NB_EINPUT);
+    assert_non_null(strstr(err.message, "MiB"));
     p.copies = 1;
     p.no_mem = true;
     codegen_read seven[7] = {{PMU_READ_RDPMC, 0}, {PMU_READ_RDPMC, 1}, {PMU_READ_RDPMC, 2},
@@ -216,8 +216,8 @@ static void test_too_big_is_refused(void **state)
                              {PMU_READ_RDPMC, 6}};
     p.reads = seven;
     p.n_reads = 7;
-    assert_int_equal(codegen_build(&p, &pr, err, sizeof err), NB_EUNSUPPORTED);
-    assert_non_null(strstr(err, "R8-R13"));
+    assert_int_equal(codegen_build(&p, &pr, &err), NB_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "R8-R13"));
 }
 
 /* -no_mem (issue 14, items 2 and 3): six counters (AMD's six, Intel's four
@@ -237,9 +237,9 @@ static void test_no_mem_window(void **state)
         p.reads = six;
         p.n_reads = 7;
         codegen_prog pr;
-        char err[256] = "";
-        if (codegen_build(&p, &pr, err, sizeof err))
-            fail_msg("codegen_build: %s", err);   /* built, not called: rdpmc */
+        nb_error err;
+        if (codegen_build(&p, &pr, &err))
+            fail_msg("codegen_build: %s", err.message);   /* built, not called: rdpmc */
         ZydisDecoder dec;
         ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
         size_t off = pr.copies_end, last_read = 0, first_mem = 0;
@@ -363,9 +363,9 @@ static void test_prologue_clears_state(void **state)
         p.avx = isa >= 1;
         p.avx512 = isa == 2;
         codegen_prog pr;
-        char err[256] = "";
-        if (codegen_build(&p, &pr, err, sizeof err))
-            fail_msg("codegen_build: %s", err);
+        nb_error err;
+        if (codegen_build(&p, &pr, &err))
+            fail_msg("codegen_build: %s", err.message);
         assert_int_equal(pr.data->mxcsr_init, 0x1F80);
         ZydisDecoder dec;
         ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);

@@ -69,10 +69,10 @@ static double last_slowdown;
 static double core_cycles(const nb_options *o, const bench_code *c)
 {
     bench_result r;
-    char err[512] = "";
-    int rc = bench_run(o, c, NULL, 0, &cpu, &r, err, sizeof err);
+    nb_error err;
+    int rc = bench_run(o, c, NULL, 0, &cpu, &r, &err);
     if (rc)
-        fail_msg("bench_run: %d: %s", rc, err);
+        fail_msg("bench_run: %d: %s", rc, err.message);
     assert_string_equal(r.backend, "tsc");
     assert_true(r.n_ev == 2);
     assert_string_equal(r.ev[0].name, "CORE_CYCLES");
@@ -256,14 +256,14 @@ static void test_fault_is_reported(void **state)
     bench_code c = {.code = bad, .code_len = sizeof bad};
     nb_options o = tsc_options();
     bench_result r;
-    char err[512] = "";
-    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err), NB_EFAULT);
-    printf("%s\n", err);
-    assert_non_null(strstr(err, "SIGSEGV"));
-    assert_non_null(strstr(err, "at +0x3 (mov rax, [rbx])"));
+    nb_error err;
+    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, &err), NB_EFAULT);
+    printf("%s\n", err.message);
+    assert_non_null(strstr(err.message, "SIGSEGV"));
+    assert_non_null(strstr(err.message, "at +0x3 (mov rax, [rbx])"));
     /* valgrind's CPU faults in another copy */
-    assert_non_null(strstr(err, judge_values() ? "copy 1 of 1000" : " of 1000"));
-    assert_non_null(strstr(err, "address 0x0"));
+    assert_non_null(strstr(err.message, judge_values() ? "copy 1 of 1000" : " of 1000"));
+    assert_non_null(strstr(err.message, "address 0x0"));
 }
 
 static void test_fault_in_init(void **state)
@@ -273,10 +273,10 @@ static void test_fault_in_init(void **state)
     bench_code c = {.code = ADD2, .code_len = sizeof ADD2, .init = ud2, .init_len = sizeof ud2};
     nb_options o = tsc_options();
     bench_result r;
-    char err[512] = "";
-    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err), NB_EFAULT);
-    assert_non_null(strstr(err, "SIGILL"));
-    assert_non_null(strstr(err, "at +0x1 (ud2) in -asm_init"));
+    nb_error err;
+    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, &err), NB_EFAULT);
+    assert_non_null(strstr(err.message, "SIGILL"));
+    assert_non_null(strstr(err.message, "at +0x1 (ud2) in -asm_init"));
 }
 
 static void test_timeout(void **state)
@@ -287,9 +287,9 @@ static void test_timeout(void **state)
     nb_options o = tsc_options();
     o.timeout = 0.3;
     bench_result r;
-    char err[512] = "";
-    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err), NB_EFAULT);
-    assert_non_null(strstr(err, "did not finish within 0.3 s"));
+    nb_error err;
+    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, &err), NB_EFAULT);
+    assert_non_null(strstr(err.message, "did not finish within 0.3 s"));
 }
 
 static void test_too_many_copies_refused(void **state)
@@ -299,9 +299,9 @@ static void test_too_many_copies_refused(void **state)
     nb_options o = tsc_options();
     o.unroll_count = 100000000;
     bench_result r;
-    char err[512] = "";
-    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err), NB_EUSAGE);
-    assert_non_null(strstr(err, "limited to 512 MiB"));
+    nb_error err;
+    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, &err), NB_EUSAGE);
+    assert_non_null(strstr(err.message, "limited to 512 MiB"));
 }
 
 /* An explicit config on the tsc backend: its cycles event carries the
@@ -323,15 +323,15 @@ static void test_config_events_on_tsc(void **state)
     nb_options o = tsc_options();
     o.config = "test.cfg";
     bench_result r;
-    char err[512] = "";
-    assert_int_equal(bench_run(&o, &c, ev, 2, &cpu, &r, err, sizeof err), 0);
+    nb_error err;
+    assert_int_equal(bench_run(&o, &c, ev, 2, &cpu, &r, &err), 0);
     /* a busy host can slow a whole run: up to 5 tries, a second apart */
     for (int t = 0; t < 4 && judge_values() && fabs(r.ev[0].value - 2.0) >= 0.1; t++) {
         printf("CYCLES %.4f, want 2 +/- 0.1: measured again\n", r.ev[0].value);
         bench_result_free(&r);
         struct timespec ts = {1, 0};
         nanosleep(&ts, NULL);
-        assert_int_equal(bench_run(&o, &c, ev, 2, &cpu, &r, err, sizeof err), 0);
+        assert_int_equal(bench_run(&o, &c, ev, 2, &cpu, &r, &err), 0);
     }
     assert_int_equal(r.n_ev, 2);
     assert_string_equal(r.ev[0].name, "CYCLES");
@@ -356,7 +356,7 @@ static void test_config_events_on_tsc(void **state)
      * left out (it would repeat CORE_CYCLES), the events no PMU counts not
      * shown (a note says how many) */
     o.config = NULL;
-    assert_int_equal(bench_run(&o, &c, ev, 2, &cpu, &r, err, sizeof err), 0);
+    assert_int_equal(bench_run(&o, &c, ev, 2, &cpu, &r, &err), 0);
     assert_int_equal(r.n_ev, 2);
     assert_string_equal(r.ev[0].name, "CORE_CYCLES");
     assert_string_equal(r.ev[1].name, "RDTSC");
@@ -407,8 +407,9 @@ static void test_backend_line_and_dry_run(void **state)
     bench_code c = {.code = ADD2, .code_len = sizeof ADD2};
     nb_options o = tsc_options();
     bench_result r;
-    char err[512] = "", line[512];
-    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err), 0);
+    char line[512];
+    nb_error err;
+    assert_int_equal(bench_run(&o, &c, NULL, 0, &cpu, &r, &err), 0);
     bench_backend_line(&r, line, sizeof line);
     assert_memory_equal(line, "tsc (CORE_CYCLES estimated: TSC ", 32);
     assert_non_null(strstr(line, "ticks/core cycle"));
@@ -416,7 +417,7 @@ static void test_backend_line_and_dry_run(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(bench_dry_run(f, &o, NULL, 0, &cpu, err, sizeof err), 0);
+    assert_int_equal(bench_dry_run(f, &o, NULL, 0, &cpu, &err), 0);
     fclose(f);
     assert_string_equal(buf, "backend=tsc\ngroup=0\n  counter=CORE_CYCLES read=rdtsc/calibrated-cycles\n"
                              "  counter=RDTSC read=rdtsc\n");

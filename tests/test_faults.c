@@ -273,9 +273,9 @@ static void test_sandbox_traps_foreign_syscalls(void **state)
         sa.sa_sigaction = on_sys;
         sa.sa_flags = SA_SIGINFO;
         sigaction(SIGSYS, &sa, NULL);
-        char err[256];
-        if (sandbox_trap_syscalls(err, sizeof err) != 0) {
-            printf("  sandbox unavailable: %s\n", err);
+        nb_error err;
+        if (sandbox_trap_syscalls(&err) != 0) {
+            printf("  sandbox unavailable: %s\n", err.message);
             _exit(77);
         }
         int fd = open("/dev/null", O_WRONLY);   /* nb's own calls: allowed */
@@ -442,10 +442,10 @@ static void test_restored_after_fault(void **state)
         cpu_info cpu;
         cpu_detect(&cpu);
         bench_result r;
-        char err[1024];
-        int rc = bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err);
+        nb_error err;
+        int rc = bench_run(&o, &c, NULL, 0, &cpu, &r, &err);
         restore_all();   /* nb's way out (bench_run may have done it already) */
-        _exit(rc == NB_EFAULT && strstr(err, "null pointer") ? 0 : 1);
+        _exit(rc == NB_EFAULT && strstr(err.message, "null pointer") ? 0 : 1);
     }
     int st;
     assert_int_equal(waitpid(nb, &st, 0), nb);
@@ -494,8 +494,8 @@ static void stopped_by(int sig, bool group)
         cpu_info cpu;
         cpu_detect(&cpu);
         bench_result r;
-        char err[1024];
-        bench_run(&o, &c, NULL, 0, &cpu, &r, err, sizeof err);
+        nb_error err;
+        bench_run(&o, &c, NULL, 0, &cpu, &r, &err);
         _exit(99);   /* not reached */
     }
     pid_t child = child_of(nb);

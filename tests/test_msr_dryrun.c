@@ -165,13 +165,14 @@ static void test_intel_open_restores(void **st)
     ev[1].has_msr_rsp0 = true, ev[1].msr_rsp0 = 0x10001;
     pmu_group_plan gp = {ev, 2, false};
     pmu_group g;
-    int rc = pmu_msr_backend.open(&cfg, &gp, &g);
+    nb_error e;
+    int rc = pmu_msr_backend.open(&cfg, &gp, &g, &e);
     char path[256];
     fake_path(path, sizeof path, "/sys/bus/event_source/devices/cpu/rdpmc");
     if (geteuid() != 0) {
         /* rdpmc=1 must become 2 for the msr backend, which only root may do. */
         assert_int_equal(rc, NB_ESYSTEM);
-        assert_non_null(strstr(pmu_last_error(), "rdpmc"));
+        assert_non_null(strstr(e.message, "rdpmc"));
         drop_tree(fd);
         return;
     }
@@ -219,9 +220,10 @@ static void test_amd_open_restores(void **st)
     ev[1].ctr = 4;
     pmu_group_plan gp = {ev, 2, false};
     pmu_group g;
-    int rc = pmu_msr_backend.open(&cfg, &gp, &g);
+    nb_error e;
+    int rc = pmu_msr_backend.open(&cfg, &gp, &g, &e);
     if (rc != 0)
-        fail_msg("open: %s", pmu_last_error());
+        fail_msg("open: %s", e.message);
     assert_int_equal(g.ctr[1].rdpmc_ecx, 4);
     assert_int_equal(msr_get(fd, 0xC0010200), 0x1004100C2ULL);
     assert_int_equal(msr_get(fd, 0xC0010208), 0x4100C2);
@@ -255,14 +257,15 @@ static void test_msr_event_group(void **st)
     cfg.sysfs_root = g_root;
     cfg.dev_root = g_root;
     pmu_plan plan;
-    assert_int_equal(pmu_plan_make(&pmu_msr_backend, &cfg, ev, 2, &plan), 0);
+    nb_error e2;
+    assert_int_equal(pmu_plan_make(&pmu_msr_backend, &cfg, ev, 2, &plan, &e2), 0);
     assert_int_equal(plan.n_groups, 2);     /* the counter event, then the MSR event alone */
     assert_int_equal(plan.groups[1].n_events, 1);
     assert_string_equal(plan.groups[1].events[0].name, "LLC_LOOKUP_CBO_0");
     pmu_group g;
-    int rc = pmu_msr_backend.open(&cfg, &plan.groups[1], &g);
+    int rc = pmu_msr_backend.open(&cfg, &plan.groups[1], &g, &e2);
     if (rc != 0)
-        fail_msg("open: %s", pmu_last_error());
+        fail_msg("open: %s", e2.message);
     assert_int_equal(g.n_ctr, 1);
     assert_int_equal(g.ctr[0].read, PMU_READ_OUTSIDE);
     assert_int_equal(g.ctr[0].msr, 0x706);
@@ -270,19 +273,18 @@ static void test_msr_event_group(void **st)
     assert_int_equal(msr_get(fd, 0x700), 0x408F34);
     msr_put(fd, 0x706, 4242);
     uint64_t v = 0;
-    char msg[256] = "";
-    assert_int_equal(pmu_msr_backend.read_outside(&cfg, &g, 0, &v, msg, sizeof msg), 0);
+    assert_int_equal(pmu_msr_backend.read_outside(&cfg, &g, 0, &v, &e2), 0);
     assert_int_equal(v, 4242);
     pmu_msr_backend.close(&g);
     assert_int_equal(msr_get(fd, 0xE01), 0x5);
     assert_int_equal(msr_get(fd, 0x700), 0);
     /* the tsc backend reads no MSRs: planned with the others, unavailable */
     pmu_plan_free(&plan);
-    assert_int_equal(pmu_plan_make(&pmu_tsc_backend, &cfg, ev, 2, &plan), 0);
+    assert_int_equal(pmu_plan_make(&pmu_tsc_backend, &cfg, ev, 2, &plan, &e2), 0);
     bool seen = false;
     for (size_t gi = 0; gi < plan.n_groups; gi++) {
         pmu_group tg;
-        assert_int_equal(pmu_tsc_backend.open(&cfg, &plan.groups[gi], &tg), 0);
+        assert_int_equal(pmu_tsc_backend.open(&cfg, &plan.groups[gi], &tg, &e2), 0);
         for (size_t k = 0; k < tg.n_ctr; k++)
             if (strcmp(tg.ctr[k].name, "LLC_LOOKUP_CBO_0") == 0) {
                 assert_int_equal(tg.ctr[k].read, PMU_READ_NONE);
@@ -308,13 +310,16 @@ static void test_missing_device_advice(void **st)
     nb_event ev = fx_event("ex_ret_instr", 0x0C0, 0);
     pmu_group_plan gp = {&ev, 1, false};
     pmu_group g;
-    assert_int_equal(pmu_msr_backend.open(&cfg, &gp, &g), NB_ESYSTEM);
-    assert_non_null(strstr(pmu_last_error(), "/dev/cpu/7/msr: No such file or directory"));
-    assert_non_null(strstr(pmu_last_error(), "modprobe msr"));
+    nb_error e;
+    assert_int_equal(pmu_msr_backend.open(&cfg, &gp, &g, &e), NB_ESYSTEM);
+    assert_int_equal(e.status, NB_ESYSTEM);
+    assert_non_null(strstr(e.message, "/dev/cpu/7/msr: No such file or directory"));
+    assert_non_null(strstr(e.message, "modprobe msr"));
     assert_null(g.ctr);
-    char why[512] = "";
-    assert_int_equal(pmu_msr_backend.probe(&cfg, why, sizeof why), NB_EUNSUPPORTED);
-    assert_non_null(strstr(why, "modprobe msr"));
+    nb_error why;
+    assert_int_equal(pmu_msr_backend.probe(&cfg, &why), NB_EUNSUPPORTED);
+    assert_int_equal(why.status, NB_EUNSUPPORTED);
+    assert_non_null(strstr(why.message, "modprobe msr"));
     drop_tree(fd);
 }
 
@@ -326,16 +331,16 @@ static void test_real_probe(void **st)
     cpu_detect(&ci);
     pmu_config cfg = fx_config(&ci, 0, false);
     cfg.sysfs_root = "";
-    char why[1024] = "";
-    int rc = pmu_msr_backend.probe(&cfg, why, sizeof why);
-    print_message("msr probe here: %s\n", rc == 0 ? "usable" : why);
+    nb_error why;
+    int rc = pmu_msr_backend.probe(&cfg, &why);
+    print_message("msr probe here: %s\n", rc == 0 ? "usable" : why.message);
     if (rc == 0)
         return;
     assert_int_equal(rc, NB_EUNSUPPORTED);
-    assert_true(strlen(why) > 10);
+    assert_true(strlen(why.message) > 10);
     if (access("/dev/cpu/0/msr", F_OK) != 0 && ci.vendor != CPU_VENDOR_UNKNOWN &&
         !(ci.vendor == CPU_VENDOR_INTEL && ci.pmu_version == 0))
-        assert_non_null(strstr(why, "modprobe msr"));
+        assert_non_null(strstr(why.message, "modprobe msr"));
 }
 
 int main(void)

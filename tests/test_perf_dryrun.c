@@ -47,7 +47,7 @@ static void test_intel_grouping(void **st)
     nb_event ev[32];
     size_t n = fx_intel_events(ev);
     pmu_plan plan;
-    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, n, &plan), 0);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, n, &plan, NULL), 0);
     /* fixed | 4 core | rsp0+rsp1 | load latency alone | frontend alone |
      * CTR=2 | CTR=2 + rsp0 | rsp0 with another value */
     static const size_t sizes[] = {0, 4, 2, 1, 1, 1, 2, 1};
@@ -71,11 +71,11 @@ static void test_no_fixed_group_without_option(void **st)
     pmu_config cfg = fx_config(&ci, 0, false);
     nb_event ev = fx_event("UOPS_ISSUED.ANY", 0x0E, 0x01);
     pmu_plan plan;
-    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan), 0);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan, NULL), 0);
     assert_int_equal(plan.n_groups, 1);
     assert_int_equal(plan.groups[0].n_events, 1);
     fx_plan_free(&plan);
-    assert_int_equal(pmu_perf_backend.plan(&cfg, NULL, 0, &plan), 0);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, NULL, 0, &plan, NULL), 0);
     assert_int_equal(plan.n_groups, 0);
 }
 
@@ -94,7 +94,7 @@ static void test_ctr_out_of_range(void **st)
     FILE *diag = open_memstream(&msg, &len);
     assert_non_null(diag);
     nb_diag_redirect(diag);
-    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, 2, &plan), 0);
+    assert_int_equal(pmu_perf_backend.plan(&cfg, ev, 2, &plan, NULL), 0);
     nb_diag_redirect(NULL);
     fclose(diag);
     assert_non_null(strstr(msg, "X: CTR=4"));
@@ -117,8 +117,10 @@ static void test_two_extra_msrs_rejected(void **st)
     nb_event ev = fx_event("BAD", 0xB7, 0x01);
     ev.has_msr_rsp0 = ev.has_msr_3f6h = true;
     pmu_plan plan;
-    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan), NB_EINPUT);
-    assert_non_null(strstr(pmu_last_error(), "BAD"));
+    nb_error e;
+    assert_int_equal(pmu_perf_backend.plan(&cfg, &ev, 1, &plan, &e), NB_EINPUT);
+    assert_int_equal(e.status, NB_EINPUT);
+    assert_non_null(strstr(e.message, "BAD"));
 }
 
 static void test_intel_dry_run(void **st)
@@ -247,7 +249,8 @@ static void test_rdpmc_switch(void **st)
     cpu_info ci = fx_skylake_x();
     pmu_config cfg = fx_config(&ci, 0, false);
     cfg.sysfs_root = root;
-    int rc = pmu_rdpmc_enable(&cfg, false);
+    nb_error e;
+    int rc = pmu_rdpmc_enable(&cfg, false, &e);
     if (geteuid() == 0) {
         assert_int_equal(rc, 1);
         assert_string_equal(read_text(path), "2");
@@ -255,7 +258,7 @@ static void test_rdpmc_switch(void **st)
         assert_string_equal(read_text(path), "0");
     } else {
         assert_int_equal(rc, NB_ESYSTEM);
-        assert_non_null(strstr(pmu_last_error(), "echo 2 >"));
+        assert_non_null(strstr(e.message, "echo 2 >"));
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     assert_int_equal(system(cmd), 0);
@@ -282,11 +285,11 @@ static void test_real_open(void **st)
     nb_event ev = fx_event("INST_RETIRED", 0xC0, 0x00);
     pmu_group_plan gp = {&ev, 1, false};
     pmu_group g;
-    int rc = pmu_perf_backend.open(&cfg, &gp, &g);
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", pmu_last_error());
-    char why[1024] = "";
-    int prc = pmu_perf_backend.probe(&cfg, why, sizeof why);
+    nb_error e, w;
+    int rc = pmu_perf_backend.open(&cfg, &gp, &g, &e);
+    const char *msg = e.message;
+    int prc = pmu_perf_backend.probe(&cfg, &w);
+    const char *why = w.message;
     if (rc == 0) {
         assert_int_equal(g.n_ctr, 1);
         assert_int_equal(g.ctr[0].read, PMU_READ_RDPMC);

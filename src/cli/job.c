@@ -87,17 +87,9 @@ int job_load_code(nb_job *j, const nb_options *o, FILE *diag)
         if (rc == 0)
             rc = fragment_load(fr, diag);
     }
-    /* Init fragments may be empty; the benchmarked code may not: with no
-     * bytes there is nothing to unroll and every result would be overhead. */
-    if (rc == 0 && (o->asm_code || o->code) && j->fr[FRAG_CODE].code.size == 0) {
-        if (o->asm_code) {
-            fprintf(diag, "nb: option -asm: no instructions (only blanks, comments or labels)\n");
-            rc = NB_EUSAGE;
-        } else {
-            fprintf(diag, "nb: -code: %s: empty file\n", o->code);
-            rc = NB_EINPUT;
-        }
-    }
+    /* Empty code (-asm "", an empty -code file) is measured, as nanoBench
+     * measures it: the copies are empty and the results are the harness's
+     * own difference, about 0. */
     /* Code that writes the registers the program keeps state in while it
      * runs (harness/check.h): the loop counter, -no_mem's counters. */
     check_rules rules = {.loop = o->loop_count > 0, .no_mem = o->no_mem};
@@ -166,12 +158,12 @@ bench_code job_bench_code(const nb_job *j)
 
 int job_measure(nb_job *j, bench_session *s, const cpu_info *cpu, FILE *diag)
 {
-    char err[1024] = "";
+    nb_error e;
     bench_code bc = job_bench_code(j);
-    int rc = s ? bench_session_run(s, j->o, &bc, j->ev.v, j->ev.n, cpu, &j->res, err, sizeof err)
-               : bench_run(j->o, &bc, j->ev.v, j->ev.n, cpu, &j->res, err, sizeof err);
+    int rc = s ? bench_session_run(s, j->o, &bc, j->ev.v, j->ev.n, cpu, &j->res, &e)
+               : bench_run(j->o, &bc, j->ev.v, j->ev.n, cpu, &j->res, &e);
     if (rc) {
-        fprintf(diag, "nb: %s\n", err);
+        nb_error_print(diag, &e);
         return rc;
     }
     j->measured = true;

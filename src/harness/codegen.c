@@ -532,43 +532,37 @@ static void map_give(void *m, size_t len)
     munmap(m, len);
 }
 
-int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t errlen)
+int codegen_build(const codegen_params *p, codegen_prog *out, nb_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (p->n_reads > CODEGEN_MAX_CTR) {
-        snprintf(err, errlen, "%zu counters in one group; the generated code reads at most %d",
-                 p->n_reads, CODEGEN_MAX_CTR);
-        return NB_EUNSUPPORTED;
-    }
-    if (p->no_mem && no_mem_unique(p) > CODEGEN_NO_MEM_MAX_CTR) {
-        snprintf(err, errlen, "-no_mem keeps counters in R8-R13: at most %d counters per group, "
-                 "not %zu", CODEGEN_NO_MEM_MAX_CTR, no_mem_unique(p));
-        return NB_EUNSUPPORTED;
-    }
+    if (p->n_reads > CODEGEN_MAX_CTR)
+        return nb_error_set(err, NB_EUNSUPPORTED,
+                            "%zu counters in one group; the generated code reads at most %d",
+                            p->n_reads, CODEGEN_MAX_CTR);
+    if (p->no_mem && no_mem_unique(p) > CODEGEN_NO_MEM_MAX_CTR)
+        return nb_error_set(err, NB_EUNSUPPORTED,
+                            "-no_mem keeps counters in R8-R13: at most %d counters per group, "
+                            "not %zu", CODEGEN_NO_MEM_MAX_CTR, no_mem_unique(p));
     /* nanoBench refuses the pause / resume sequences outside -no_mem: the
      * memory-mode reads have no running sum to take the pause out of. */
     for (size_t i = 0; !p->no_mem && i + 8 <= p->code_len; i++) {
         bool stop = magic_at(p->code + i, p->code_len - i, CODEGEN_MAGIC_STOP);
-        if (stop || magic_at(p->code + i, p->code_len - i, CODEGEN_MAGIC_START)) {
-            snprintf(err, errlen, "the code holds the magic %s sequence (0x%016llX) at byte %zu: "
-                     "starting/stopping the counters is only supported with -no_mem",
-                     stop ? "pause" : "resume",
-                     (unsigned long long)(stop ? CODEGEN_MAGIC_STOP : CODEGEN_MAGIC_START), i);
-            return NB_EINPUT;
-        }
+        if (stop || magic_at(p->code + i, p->code_len - i, CODEGEN_MAGIC_START))
+            return nb_error_set(err, NB_EINPUT,
+                                "the code holds the magic %s sequence (0x%016llX) at byte %zu: "
+                                "starting/stopping the counters is only supported with -no_mem",
+                                stop ? "pause" : "resume",
+                                (unsigned long long)(stop ? CODEGEN_MAGIC_STOP
+                                                          : CODEGEN_MAGIC_START), i);
     }
-    if (p->loop_count < 0 || p->loop_count > INT32_MAX) {
-        snprintf(err, errlen, "-loop_count %ld is out of range (0 to %d)", p->loop_count,
-                 INT32_MAX);
-        return NB_EINPUT;
-    }
+    if (p->loop_count < 0 || p->loop_count > INT32_MAX)
+        return nb_error_set(err, NB_EINPUT, "-loop_count %ld is out of range (0 to %d)",
+                            p->loop_count, INT32_MAX);
     size_t one = codegen_copy_len(p);
-    if (one && p->copies > CODEGEN_MAX_BYTES / one) {
-        snprintf(err, errlen, "%zu copies of %zu bytes do not fit: the generated code is "
-                 "limited to %u MiB (lower -unroll_count or use -loop_count)",
-                 p->copies, one, CODEGEN_MAX_BYTES >> 20);
-        return NB_EINPUT;
-    }
+    if (one && p->copies > CODEGEN_MAX_BYTES / one)
+        return nb_error_set(err, NB_EINPUT, "%zu copies of %zu bytes do not fit: the generated "
+                            "code is limited to %u MiB (lower -unroll_count or use -loop_count)",
+                            p->copies, one, CODEGEN_MAX_BYTES >> 20);
     emitter e = {0};
     generate(&e, p, out);
     /* The data block gets its own page, one page away from the code: stores
@@ -578,11 +572,10 @@ int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t 
     size_t data_off = ((e.len + page - 1) & ~(page - 1)) + page;
     size_t map_len = (data_off + sizeof(codegen_data) + page - 1) & ~(page - 1);
     void *m = map_take(&map_len);
-    if (!m) {
-        snprintf(err, errlen, "cannot map %zu bytes of executable memory for the generated code",
-                 map_len);
-        return NB_ENOMEM;
-    }
+    if (!m)
+        return nb_error_set(err, NB_ENOMEM,
+                            "cannot map %zu bytes of executable memory for the generated code",
+                            map_len);
     memset((uint8_t *)m + data_off, 0, sizeof(codegen_data));
     ((codegen_data *)((uint8_t *)m + data_off))->mxcsr_init = 0x1F80;
     emitter w = {.buf = m, .len = 0, .data_off = data_off};

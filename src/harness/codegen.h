@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "pmu/pmu.h"
+#include "sys/error.h"
 
 #define CODEGEN_MAX_CTR PMU_MAX_GROUP_CTR /* counters read by one program */
 #define CODEGEN_NO_MEM_MAX_CTR 6        /* distinct reads in R8..R13 (-no_mem) */
@@ -90,8 +91,8 @@ typedef struct codegen_prog {
 } codegen_prog;
 
 /* Generate.  Returns 0, NB_EINPUT with a message naming the limit when the
- * program would not fit, or NB_ENOMEM/NB_ESYSTEM. */
-int codegen_build(const codegen_params *p, codegen_prog *out, char *err, size_t errlen);
+ * program would not fit, or NB_ENOMEM/NB_ESYSTEM; the message in *err. */
+int codegen_build(const codegen_params *p, codegen_prog *out, nb_error *err);
 
 /* Bytes codegen_build would emit for the copies alone (for size checks). */
 size_t codegen_copy_len(const codegen_params *p);

@@ -9,7 +9,6 @@
 #include "measure/bench.h"
 #include "events/evdb.h"
 #include "harness/codegen.h"
-#include "pmu/advice.h"
 #include "pmu/common.h"
 #include "pmu/pmu.h"
 #include "sys/error.h"
@@ -41,21 +40,17 @@ static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_event
 }
 
 /* The copies of the two runs, and a size check with the limit in the message. */
-static int plan_copies(const nb_options *o, const bench_code *c, long copies[2], char *err,
-                       size_t errlen)
+static int plan_copies(const nb_options *o, const bench_code *c, long copies[2], nb_error *err)
 {
     copies[0] = o->basic_mode ? 0 : o->unroll_count;
     copies[1] = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
-    if (c->code_len && (unsigned long)copies[1] > CODEGEN_MAX_BYTES / c->code_len) {
-        snprintf(err, errlen, "-unroll_count %ld: %ld copies of %zu bytes of code do not fit: "
-                 "the generated code is limited to %u MiB (lower -unroll_count, or use -loop_count)",
-                 o->unroll_count, copies[1], c->code_len, CODEGEN_MAX_BYTES >> 20);
-        return NB_EUSAGE;
-    }
-    if (o->n_measurements < 1) {
-        snprintf(err, errlen, "-n_measurements must be at least 1");
-        return NB_EUSAGE;
-    }
+    if (c->code_len && (unsigned long)copies[1] > CODEGEN_MAX_BYTES / c->code_len)
+        return nb_error_set(err, NB_EUSAGE, "-unroll_count %ld: %ld copies of %zu bytes of code "
+                            "do not fit: the generated code is limited to %u MiB (lower "
+                            "-unroll_count, or use -loop_count)",
+                            o->unroll_count, copies[1], c->code_len, CODEGEN_MAX_BYTES >> 20);
+    if (o->n_measurements < 1)
+        return nb_error_set(err, NB_EUSAGE, "-n_measurements must be at least 1");
     return 0;
 }
 
@@ -245,7 +240,7 @@ static bool same_events(const bench_session *s, const nb_event *ev, size_t n)
 
 /* Select the backend for these options (again only if they changed). */
 static int session_backend(bench_session *s, const nb_options *o, const cpu_info *cpu,
-                           size_t n_events, char *err, size_t errlen)
+                           size_t n_events, nb_error *err)
 {
     pmu_config cfg;
     config_from(o, cpu, n_events, &cfg);
@@ -256,21 +251,19 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
         return 0;
     if (s->have_backend)
         drop_backend(s);
-    char why[1024];
-    const pmu_backend *be = pmu_select(o->backend, &cfg, why, sizeof why);
+    const pmu_backend *be = pmu_select(o->backend, &cfg, err);
     if (!be) {
-        snprintf(err, errlen, "no usable counter backend: %s", why);
+        nb_error_prefix(err, "no usable counter backend");
         return NB_EUNSUPPORTED;
     }
+    nb_error_clear(err);   /* the refusals of the backends above it */
     restore_install_signals();
     if (be->flags & PMU_BE_RDPMC) {
         /* rdpmc in user mode: switched on (root) in the parent, so that a
          * child killed mid-run cannot leave it changed. */
-        int e = pmu_rdpmc_enable(&cfg, be->flags & PMU_BE_RDPMC_ALWAYS);
-        if (e < 0) {
-            snprintf(err, errlen, "%s", pmu_last_error());
+        int e = pmu_rdpmc_enable(&cfg, be->flags & PMU_BE_RDPMC_ALWAYS, err);
+        if (e < 0)
             return e;
-        }
         if (e == 1)
             restore_push_fn(pmu_rdpmc_restore);
     }
@@ -290,22 +283,23 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
  * programmed by the parent, so a crashed child cannot leave them set.  The
  * tsc backend changes nothing: opened here too, so that a group it cannot
  * count at all is not run. */
-static int session_plan(bench_session *s, const nb_event *events, size_t n_events, char *err,
-                        size_t errlen)
+static int session_plan(bench_session *s, const nb_event *events, size_t n_events,
+                        nb_error *err)
 {
     if (same_events(s, events, n_events))
         return 0;
     drop_plan(s);
     const pmu_backend *be = s->be;
-    if (pmu_plan_make(be, &s->cfg, events, n_events, &s->plan)) {
-        snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
+    if (pmu_plan_make(be, &s->cfg, events, n_events, &s->plan, err)) {
+        nb_error_prefix(err, "%s: cannot group the events", be->name);
+        err->status = NB_EUNSUPPORTED;
         return NB_EUNSUPPORTED;
     }
     s->have_plan = true;
     s->events = malloc((n_events ? n_events : 1) * sizeof *s->events);
     if (!s->events) {
         drop_plan(s);
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     if (n_events)
         memcpy(s->events, events, n_events * sizeof *events);
@@ -315,14 +309,15 @@ static int session_plan(bench_session *s, const nb_event *events, size_t n_event
     s->opened = calloc(s->plan.n_groups + 1, sizeof *s->opened);
     if (!s->opened) {
         drop_plan(s);
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     g_open_session = s;
     restore_push_fn(close_open_groups);
     for (size_t g = 0; g < s->plan.n_groups; g++) {
-        int rc = be->open(&s->cfg, &s->plan.groups[g], &s->opened[g]);
+        int rc = be->open(&s->cfg, &s->plan.groups[g], &s->opened[g], err);
         if (rc) {
-            snprintf(err, errlen, "%s: %s", be->name, pmu_last_error());
+            nb_error_prefix(err, "%s", be->name);
+            err->status = rc;
             drop_plan(s);
             return rc;
         }
@@ -381,15 +376,19 @@ static void drop_unmeasured(bench_result *r)
 
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
-                      bench_result *out, char *err, size_t errlen)
+                      bench_result *out, nb_error *err)
 {
+    nb_error dummy;
+    if (!err)
+        err = &dummy;
+    nb_error_clear(err);
     memset(out, 0, sizeof *out);
     long copies[2];
-    int rc = plan_copies(o, c, copies, err, errlen);
+    int rc = plan_copies(o, c, copies, err);
     if (rc)
         return rc;
-    if ((rc = session_backend(s, o, cpu, n_events, err, errlen)) ||
-        (rc = session_plan(s, events, n_events, err, errlen)))
+    if ((rc = session_backend(s, o, cpu, n_events, err)) ||
+        (rc = session_plan(s, events, n_events, err)))
         return rc;
     const pmu_backend *be = s->be;
     out->backend = be->name;
@@ -421,9 +420,13 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         if (opened && !group_reads_anything(opened))
             rc = unavailable_output(opened, o->n_measurements, &ro);
         else
-            rc = runner_run(&job, &ro, err, errlen);
+            rc = runner_run(&job, &ro, err);
+        if (rc == NB_ENOMEM && !err->message[0])
+            nb_error_set(err, rc, "out of memory");
         if (rc == 0) {
             rc = add_results(o, &ro, g, out, out->normalization);
+            if (rc)
+                nb_error_set(err, rc, "out of memory");
             add_calibration(out, &ro, &cal_all, &n_cal_all);
             runner_output_free(&ro);
         }
@@ -437,41 +440,42 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
 }
 
 int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
-              size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
-              size_t errlen)
+              size_t n_events, const cpu_info *cpu, bench_result *out, nb_error *err)
 {
     bench_session *s = bench_session_new();
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return NB_ENOMEM;
-    }
-    int rc = bench_session_run(s, o, c, events, n_events, cpu, out, err, errlen);
+    if (!s)
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
+    int rc = bench_session_run(s, o, c, events, n_events, cpu, out, err);
     bench_session_free(s);
     return rc;
 }
 
 int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,
-                  const cpu_info *cpu, char *err, size_t errlen)
+                  const cpu_info *cpu, nb_error *err)
 {
+    nb_error dummy;
+    if (!err)
+        err = &dummy;
+    nb_error_clear(err);
     pmu_config cfg;
     config_from(o, cpu, n_events, &cfg);
     const pmu_backend *be = NULL;
-    char why[1024];
     /* A forced backend prints its plan even where it could not run. */
     switch (o->backend) {
     case PMU_BACKEND_PERF: be = &pmu_perf_backend; break;
     case PMU_BACKEND_MSR: be = &pmu_msr_backend; break;
     case PMU_BACKEND_TSC: be = &pmu_tsc_backend; break;
-    default: be = pmu_select(PMU_BACKEND_AUTO, &cfg, why, sizeof why); break;
+    default: be = pmu_select(PMU_BACKEND_AUTO, &cfg, err); break;
     }
     if (!be) {
-        snprintf(err, errlen, "no usable counter backend: %s", why);
+        nb_error_prefix(err, "no usable counter backend");
         return NB_EUNSUPPORTED;
     }
+    nb_error_clear(err);
     pmu_plan plan;
-    int rc = pmu_plan_make(be, &cfg, events, n_events, &plan);
+    int rc = pmu_plan_make(be, &cfg, events, n_events, &plan, err);
     if (rc) {
-        snprintf(err, errlen, "%s: cannot group the events: %s", be->name, pmu_last_error());
+        nb_error_prefix(err, "%s: cannot group the events", be->name);
         return rc;
     }
     be->dry_run(f, &cfg, &plan);
@@ -507,10 +511,10 @@ void bench_result_free(bench_result *r)
     r->n_ev = 0;
 }
 
-const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, char *why, size_t whylen)
+const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, nb_error *why)
 {
     pmu_config cfg;
     config_from(o, cpu, 0, &cfg);
-    const pmu_backend *be = pmu_select(o->backend, &cfg, why, whylen);
+    const pmu_backend *be = pmu_select(o->backend, &cfg, why);
     return be ? be->name : NULL;
 }

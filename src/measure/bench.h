@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "sys/cpu.h"
+#include "sys/error.h"
 #include "events/events.h"
 #include "cli/options.h"
 
@@ -70,10 +71,10 @@ typedef struct bench_result {
     bench_calibration cal;
 } bench_result;
 
-/* One benchmark in a session of its own. */
+/* One benchmark in a session of its own.  Returns 0, or a negative status
+ * with the message in *err (as for every function here). */
 int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
-              size_t n_events, const cpu_info *cpu, bench_result *out, char *err,
-              size_t errlen);
+              size_t n_events, const cpu_info *cpu, bench_result *out, nb_error *err);
 
 /* A session shares set-up between benchmarks (a batch): the backend and
  * user-mode rdpmc once per (backend option, CPU, -usr, -os), the event
@@ -86,12 +87,12 @@ typedef struct bench_session bench_session;
 bench_session *bench_session_new(void);
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
-                      bench_result *out, char *err, size_t errlen);
+                      bench_result *out, nb_error *err);
 void bench_session_free(bench_session *s);
 
 /* -dry_run: what the backend would program, for every group; no code runs. */
 int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,
-                  const cpu_info *cpu, char *err, size_t errlen);
+                  const cpu_info *cpu, nb_error *err);
 
 /* "tsc (TSC 2.10 GHz, 0.5676 ticks/core cycle [0.5671;0.5680] from 30
  * calibrations, core ~3.70 GHz)" — what main prints after "nb: backend: ". */
@@ -99,8 +100,8 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen);
 
 void bench_result_free(bench_result *r);
 
-/* The backend bench_run would use with these options (-cpu_info), or NULL
- * with every backend's refusal in `why`. */
-const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, char *why, size_t whylen);
+/* The backend bench_run would use with these options (-cpu_info), or NULL;
+ * the refusals of the backends tried before it are the message of *why. */
+const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, nb_error *why);
 
 #endif

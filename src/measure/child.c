@@ -49,10 +49,11 @@ bool g_debug_shown;
 /* Child: how it was started (child_main's argument). */
 static child_start g_start;
 
-static _Noreturn void child_fail(int status, const char *fmt, const char *a)
+/* The run cannot go on: the error to the parent (runner_run), then exit. */
+static _Noreturn void child_fail(const nb_error *e)
 {
-    g_hdr->status = status;
-    snprintf(g_hdr->msg, sizeof g_hdr->msg, fmt, a);
+    g_hdr->status = e->status ? e->status : NB_ESYSTEM;
+    g_hdr->err = *e;
     _exit(1);
 }
 
@@ -75,13 +76,12 @@ static struct {
 
 static void read_outside(uint64_t *v)
 {
-    char msg[512];
+    nb_error err;
     for (size_t k = 0; k < g_outside.g->n_ctr; k++) {
         if (g_outside.g->ctr[k].read != PMU_READ_OUTSIDE)
             continue;
-        int rc = g_outside.be->read_outside(&g_outside.cfg, g_outside.g, k, &v[k], msg, sizeof msg);
-        if (rc)
-            child_fail(rc, "%s", msg);
+        if (g_outside.be->read_outside(&g_outside.cfg, g_outside.g, k, &v[k], &err))
+            child_fail(&err);
     }
 }
 
@@ -186,7 +186,7 @@ static struct {
     size_t r14_size;
 } g_areas;
 
-int areas_map(size_t r14_size, char *err, size_t errlen)
+int areas_map(size_t r14_size, nb_error *err)
 {
     if (g_areas.r14 && g_areas.r14_size == r14_size && g_areas.rdi)
         return 0;
@@ -200,11 +200,9 @@ int areas_map(size_t r14_size, char *err, size_t errlen)
             *small[i] = map_guarded(AREA_SIZE);
         ok &= *small[i] != NULL;
     }
-    if (!ok) {
-        snprintf(err, errlen, "cannot map the memory areas (R14's: -r14_size %zu bytes, "
-                 "others 1 MB each)", r14_size);
-        return NB_ENOMEM;
-    }
+    if (!ok)
+        return nb_error_set(err, NB_ENOMEM, "cannot map the memory areas (R14's: -r14_size %zu "
+                            "bytes, others 1 MB each)", r14_size);
     return 0;
 }
 
@@ -347,14 +345,18 @@ static pmu_group *child_group(const worker_job *w)
         memcpy(k->events, w->events, sizeof k->events);
         pmu_group_plan plan = {.events = k->events, .n_events = w->n_events,
                                .with_clock = w->with_clock};
-        int rc = w->backend->open(&cfg, &plan, &k->grp);
+        nb_error e;
+        nb_error_clear(&e);
+        int rc = w->backend->open(&cfg, &plan, &k->grp, &e);
         if (rc) {
-            char err[512];
-            snprintf(err, sizeof err, "%s: %s", w->backend->name, pmu_last_error());
-            child_fail(rc, "%s", err);
+            e.status = rc;
+            nb_error_prefix(&e, "%s", w->backend->name);
+            child_fail(&e);
         }
-        if (k->grp.n_ctr > CODEGEN_MAX_CTR)
-            child_fail(NB_EUNSUPPORTED, "%s", "too many counters in one group");
+        if (k->grp.n_ctr > CODEGEN_MAX_CTR) {
+            nb_error_set(&e, NB_EUNSUPPORTED, "too many counters in one group");
+            child_fail(&e);
+        }
         k->used = true;
         k->backend = w->backend;
         k->cfg = w->cfg;
@@ -372,7 +374,8 @@ static void child_run(double *samples)
     const worker_job *w = &h->job;
     const measure_params *o = &w->p;
     const bench_code *c = &g_job_code;
-    char err[512];
+    nb_error err;
+    nb_error_clear(&err);
     if (w->fresh)
         child_reset();
     child_ready(w, g_areas.r14_size);
@@ -429,22 +432,22 @@ static void child_run(double *samples)
         q.init = c->one_time_init; q.init_len = c->one_time_init_len;
         q.late_init = NULL; q.late_init_len = 0;
         q.n_reads = 0; q.df = false; q.debug = false;
-        if ((rc = codegen_build(&q, &once, err, sizeof err)))
-            child_fail(rc, "%s", err);
+        if ((rc = codegen_build(&q, &once, &err)))
+            child_fail(&err);
     }
     p.copies = (size_t)w->copies[0];
     p.loop_count = w->loops[0];
-    if ((rc = codegen_build(&p, &first, err, sizeof err)))
-        child_fail(rc, "%s", err);
+    if ((rc = codegen_build(&p, &first, &err)))
+        child_fail(&err);
     p.copies = (size_t)w->copies[1];
     p.loop_count = w->loops[1];
-    if ((rc = codegen_build(&p, &second, err, sizeof err)))
-        child_fail(rc, "%s", err);
+    if ((rc = codegen_build(&p, &second, &err)))
+        child_fail(&err);
 
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
-        if ((rc = cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, err, sizeof err)))
-            child_fail(rc, "%s", err);
+        if ((rc = cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, &err)))
+            child_fail(&err);
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
         settle = g_start.hot_tsc_ghz <= 0;
@@ -510,16 +513,20 @@ _Noreturn void child_main(child_start st)
     g_hdr = st.h;
     shared_hdr *h = g_hdr;
     int cpu = st.cpu;
-    char err[512];
+    nb_error err;
+    nb_error_clear(&err);
     int sock = child_isolate(st.parent, st.sock);
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0)
-        child_fail(NB_ESYSTEM, "cannot pin to CPU %s (sched_setaffinity failed)",
-                   (snprintf(err, sizeof err, "%d", cpu), err));
-    if (install_handlers(st.debug) != 0)
-        child_fail(NB_ESYSTEM, "%s", "cannot install the fault handlers");
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        nb_error_set(&err, NB_ESYSTEM, "cannot pin to CPU %d (sched_setaffinity failed)", cpu);
+        child_fail(&err);
+    }
+    if (install_handlers(st.debug) != 0) {
+        nb_error_set(&err, NB_ESYSTEM, "cannot install the fault handlers");
+        child_fail(&err);
+    }
     child_isa();
     if (st.wait_for_gdb) {
         wait_for_tracer();
@@ -527,8 +534,9 @@ _Noreturn void child_main(child_start st)
     }
     request_amx();
     /* Last: from here on a system call from anywhere but nb's own code traps. */
-    if (sandbox_trap_syscalls(err, sizeof err) != 0)
-        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%s", err);
+    if (sandbox_trap_syscalls(&err) != 0)
+        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%.*s", (int)sizeof h->sandbox_note - 1,
+                 err.message);
     double *samples = hdr_samples(h);
     for (;;) {
         char b;

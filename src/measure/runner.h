@@ -36,6 +36,7 @@
 
 #include "harness/fragment.h"
 #include "pmu/pmu.h"
+#include "sys/error.h"
 
 /* The numbers of the options the engine uses, built once by the caller
  * (measure_params_of); this, not the command line, crosses fork(). */
@@ -78,9 +79,9 @@ typedef struct runner_output {
                                     than the clock (sibling hyperthread) */
 } runner_output;
 
-/* Returns 0, NB_EFAULT (message in err), or another negative status.  The
- * measuring process is kept for the next run (see runner_stop). */
-int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen);
+/* Returns 0, or NB_EFAULT or another negative status with the message in
+ * *err.  The measuring process is kept for the next run (see runner_stop). */
+int runner_run(const runner_job *job, runner_output *out, nb_error *err);
 
 /* End the measuring process kept between runs, if there is one. */
 void runner_stop(void);

@@ -118,22 +118,19 @@ static void put_piece(prog *p, uint64_t lo, uint64_t hi)
     put(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 }
 
-int sandbox_trap_syscalls(char *err, size_t errlen)
+int sandbox_trap_syscalls(nb_error *err)
 {
     const char *pre = getenv("LD_PRELOAD");
-    if (pre && strstr(pre, "vgpreload")) {
-        snprintf(err, errlen, "running under valgrind, whose own system calls a filter on nb's "
-                 "code would trap");
-        return -1;
-    }
+    if (pre && strstr(pre, "vgpreload"))
+        return nb_error_set(err, NB_EUNSUPPORTED, "running under valgrind, whose own system "
+                            "calls a filter on nb's code would trap");
     static ranges r;
     memset(&r, 0, sizeof r);
     dl_iterate_phdr(add_object, &r);
     add_vdso(&r);
-    if (r.n == 0 || r.overflow) {
-        snprintf(err, errlen, "cannot list nb's executable code (%zu pieces)", r.n);
-        return -1;
-    }
+    if (r.n == 0 || r.overflow)
+        return nb_error_set(err, NB_EUNSUPPORTED, "cannot list nb's executable code (%zu pieces)",
+                            r.n);
     static prog p;
     p.n = 0;
     put(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -150,17 +147,13 @@ int sandbox_trap_syscalls(char *err, size_t errlen)
         }
     }
     put(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
-    if (p.n > MAX_INSNS) {
-        snprintf(err, errlen, "the filter would need %zu instructions", p.n);
-        return -1;
-    }
+    if (p.n > MAX_INSNS)
+        return nb_error_set(err, NB_EUNSUPPORTED, "the filter would need %zu instructions", p.n);
     struct sock_fprog fp = {.len = (unsigned short)p.n, .filter = p.insn};
     /* Without no_new_privs an unprivileged process may not install a filter. */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) != 0) {
-        snprintf(err, errlen, "seccomp: %s", strerror(errno));
-        return -1;
-    }
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) != 0)
+        return nb_error_set(err, NB_EUNSUPPORTED, "seccomp: %s", strerror(errno));
     return 0;
 }
 

@@ -22,9 +22,12 @@
 
 #include <stddef.h>
 
-/* Returns 0, or -1 with the reason in err (seccomp missing, or running
- * under valgrind, whose own system calls do not come from nb's text). */
-int sandbox_trap_syscalls(char *err, size_t errlen);
+#include "sys/error.h"
+
+/* Returns 0, or NB_EUNSUPPORTED with the reason in *err (seccomp missing,
+ * or running under valgrind, whose own system calls do not come from nb's
+ * text). */
+int sandbox_trap_syscalls(nb_error *err);
 
 /* The name of x86-64 system call `nr` ("write"), or NULL if unknown.  The
  * table is generated at build time from the kernel headers

@@ -169,6 +169,15 @@ void runner_stop(void)
     worker_forget();
 }
 
+/* An nb_error the benchmark may have scribbled on: every string ends. */
+static void error_terminate(nb_error *e)
+{
+    e->origin[sizeof e->origin - 1] = 0;
+    e->message[sizeof e->message - 1] = 0;
+    e->source[sizeof e->source - 1] = 0;
+    e->advice[sizeof e->advice - 1] = 0;
+}
+
 static size_t round_up_pow2(size_t v, size_t min)
 {
     size_t r = min;
@@ -178,7 +187,7 @@ static size_t round_up_pow2(size_t v, size_t min)
 }
 
 /* A measuring process fit for this job: the running one, or a new one. */
-static int worker_for(const runner_job *job, size_t code_len, char *err, size_t errlen)
+static int worker_for(const runner_job *job, size_t code_len, nb_error *err)
 {
     const measure_params *o = &job->p;
     long n = o->n_measurements;
@@ -186,7 +195,7 @@ static int worker_for(const runner_job *job, size_t code_len, char *err, size_t 
         !o->debug && !g_worker.debug && n <= g_worker.n_cap && code_len <= g_worker.code_cap)
         return 0;
     runner_stop();
-    int arc = areas_map(o->r14_size, err, errlen);
+    int arc = areas_map(o->r14_size, err);
     if (arc)
         return arc;
     size_t code_cap = round_up_pow2(code_len, 64u << 10);
@@ -194,13 +203,11 @@ static int worker_for(const runner_job *job, size_t code_len, char *err, size_t 
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n_cap;
     size_t map_len = sizeof(shared_hdr) + code_cap + (2 * per_run + 4 * (size_t)n_cap) * sizeof(double);
     void *m = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        snprintf(err, errlen, "cannot map %zu bytes for the results", map_len);
-        return NB_ENOMEM;
-    }
+    if (m == MAP_FAILED)
+        return nb_error_set(err, NB_ENOMEM, "cannot map %zu bytes for the results", map_len);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        snprintf(err, errlen, "socketpair: %s", strerror(errno));
+        nb_error_set(err, NB_ESYSTEM, "socketpair: %s", strerror(errno));
         munmap(m, map_len);
         return NB_ESYSTEM;
     }
@@ -218,7 +225,7 @@ static int worker_for(const runner_job *job, size_t code_len, char *err, size_t 
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
+        nb_error_set(err, NB_ESYSTEM, "fork: %s", strerror(errno));
         close(sv[0]);
         close(sv[1]);
         munmap(m, map_len);
@@ -253,7 +260,7 @@ static void worker_post(const runner_job *job)
     memset(&h->fault, 0, sizeof h->fault);
     h->done = 0;
     h->status = 0;
-    h->msg[0] = 0;
+    nb_error_clear(&h->err);
     h->n_cal = 0;
     memset(h->overflow, 0, sizeof h->overflow);
     memset(h->lost, 0, sizeof h->lost);
@@ -315,7 +322,7 @@ static int worker_wait(double limit_ns)
     }
 }
 
-int runner_run(const runner_job *job, runner_output *out, char *err, size_t errlen)
+int runner_run(const runner_job *job, runner_output *out, nb_error *err)
 {
     memset(out, 0, sizeof *out);
     long n = job->p.n_measurements;
@@ -323,7 +330,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     size_t code_len = 0;
     for (int k = 0; k < NB_FRAG_MAX; k++)
         code_len += job->frag[k].len;
-    int wrc = worker_for(job, code_len, err, errlen);
+    int wrc = worker_for(job, code_len, err);
     if (wrc)
         return wrc;
     shared_hdr *h = g_worker.h;
@@ -347,7 +354,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
         reap_worker(&st);
     /* The benchmark could write anywhere in the child, this mapping too:
      * take nothing from it on trust. */
-    h->msg[sizeof h->msg - 1] = 0;
+    error_terminate(&h->err);
     h->sandbox_note[sizeof h->sandbox_note - 1] = 0;
     if (h->fault.n_insn > sizeof h->fault.insn)
         h->fault.n_insn = sizeof h->fault.insn;
@@ -364,26 +371,29 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
     fault_context_of(job, &fc);
     char sn[32];
     if (h->fault.signo) {
-        fault_describe(&h->fault, &fc, err, errlen);
-        rc = NB_EFAULT;
+        rc = nb_error_set(err, NB_EFAULT, "%s", "");
+        if (err)
+            fault_describe(&h->fault, &fc, err->message, sizeof err->message);
     } else if (stopped) {
-        snprintf(err, errlen, "the benchmark code did not finish within %g s (-timeout); "
-                 "it was stopped", job->p.timeout);
-        rc = NB_EFAULT;
+        rc = nb_error_set(err, NB_EFAULT, "the benchmark code did not finish within %g s "
+                          "(-timeout); it was stopped", job->p.timeout);
     } else if (ended && WIFSIGNALED(st)) {
-        snprintf(err, errlen, "the measuring process died of %s (signal %d)",
-                 fault_signal_name(WTERMSIG(st), sn, sizeof sn), WTERMSIG(st));
-        rc = NB_EFAULT;
+        rc = nb_error_set(err, NB_EFAULT, "the measuring process died of %s (signal %d)",
+                          fault_signal_name(WTERMSIG(st), sn, sizeof sn), WTERMSIG(st));
     } else if (!h->done && h->status) {
-        snprintf(err, errlen, "%s", h->msg[0] ? h->msg : "the measuring process failed");
         rc = h->status;
+        if (err && h->err.message[0]) {
+            *err = h->err;
+            err->status = rc;
+        } else {
+            nb_error_set(err, rc, "the measuring process failed");
+        }
     } else if (!h->done) {
         /* Ended without a word: only an exit system call does that
          * (where seccomp could not trap it). */
-        snprintf(err, errlen, "the measuring process ended (exit status %d) before the "
-                 "measurement was done: the benchmark code probably made an exit system call",
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-        rc = NB_EFAULT;
+        rc = nb_error_set(err, NB_EFAULT, "the measuring process ended (exit status %d) before "
+                          "the measurement was done: the benchmark code probably made an exit "
+                          "system call", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     }
     if (rc == 0) {
         double *samples = hdr_samples(h);
@@ -395,7 +405,7 @@ int runner_run(const runner_job *job, runner_output *out, char *err, size_t errl
             out->samples[r] = calloc(h->n_ctr * (size_t)n + 1, sizeof(double));
         if (!out->ctr || !out->overflow || !out->cal || !out->samples[0] || !out->samples[1]) {
             runner_output_free(out);
-            rc = NB_ENOMEM;
+            rc = nb_error_set(err, NB_ENOMEM, "out of memory");
         } else {
             memcpy(out->ctr, h->ctr, h->n_ctr * sizeof *out->ctr);
             memcpy(out->overflow, h->overflow, h->n_ctr * sizeof *out->overflow);

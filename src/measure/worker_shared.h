@@ -18,6 +18,7 @@
 #include "pmu/pmu.h"
 #include "pmu/tsc_method.h"
 #include "sys/cpu.h"
+#include "sys/error.h"
 
 
 #define AREA_SIZE (1u << 20)
@@ -62,7 +63,7 @@ typedef struct shared_hdr {
     worker_job job;
     size_t code_cap;             /* bytes for the code after the header */
     int done, status;
-    char msg[512];
+    nb_error err;                /* why the child stopped (child_fail) */
     fault_record fault;
     char sandbox_note[512];  /* why system calls are not trapped, if they are not */
     /* results */
@@ -111,7 +112,7 @@ int install_handlers(bool debug);
 /* child.c */
 _Noreturn void child_main(child_start st);
 void run_prog(const codegen_prog *p, int kind);
-int areas_map(size_t r14_size, char *err, size_t errlen);
+int areas_map(size_t r14_size, nb_error *err);
 
 /* gdb.c */
 void wait_for_tracer(void);

@@ -8,24 +8,10 @@
 #include "sys/fileio.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char g_last[1024];
-
-const char *pmu_last_error(void) { return g_last; }
-void pmu_error_clear(void) { g_last[0] = '\0'; }
-
-void pmu_error_set(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g_last, sizeof g_last, fmt, ap);
-    va_end(ap);
-}
 
 static int read_int(const char *root, const char *path, int dflt)
 {
@@ -187,10 +173,15 @@ void pmu_advice_format(pmu_op op, int err, const char *what, const pmu_sysinfo *
         snprintf(buf, len, "%s: %s", what, a);
 }
 
-const char *pmu_advice_set(pmu_op op, int err, const char *what, const char *root)
+int pmu_advice_set(nb_error *e, int status, pmu_op op, int err, const char *what,
+                   const char *root)
 {
+    if (!e)
+        return status;
     pmu_sysinfo si;
     pmu_sysinfo_read(root ? root : "", &si);
-    pmu_advice_format(op, err, what, &si, g_last, sizeof g_last);
-    return g_last;
+    nb_error_clear(e);
+    e->status = status;
+    pmu_advice_format(op, err, what, &si, e->message, sizeof e->message);
+    return status;
 }

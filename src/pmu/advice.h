@@ -4,13 +4,15 @@
  * The system state that decides the advice (perf_event_paranoid, lockdown,
  * user-space rdpmc, the msr module, the NMI watchdog, root) is read once into
  * a pmu_sysinfo from a root prefix, so tests can build a fake tree or fill
- * the struct directly.  Backends keep the last message in a buffer that the
- * caller reads with pmu_last_error() after open()/probe() returned < 0. */
+ * the struct directly.  Backends put the sentence into the caller's nb_error
+ * (pmu_advice_set); there is no process-wide "last error". */
 #ifndef NB_PMU_ADVICE_H
 #define NB_PMU_ADVICE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "sys/error.h"
 
 /* What nb was doing when errno came back. */
 typedef enum {
@@ -45,15 +47,9 @@ void pmu_sysinfo_read(const char *root, pmu_sysinfo *si);
 void pmu_advice_format(pmu_op op, int err, const char *what,
                        const pmu_sysinfo *si, char *buf, size_t len);
 
-/* Convenience for backends: read the sysinfo below root, format, and keep
- * the message as the last error.  Returns the message. */
-const char *pmu_advice_set(pmu_op op, int err, const char *what, const char *root);
-
-/* Keep an arbitrary message as the last error (printf-style). */
-void pmu_error_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* The last message a backend produced ("" if none since pmu_error_clear). */
-const char *pmu_last_error(void);
-void pmu_error_clear(void);
+/* For backends: read the sysinfo below root and put the sentence into *e
+ * (NULL allowed) as its message, with `status`.  Returns status. */
+int pmu_advice_set(nb_error *e, int status, pmu_op op, int err, const char *what,
+                   const char *root);
 
 #endif

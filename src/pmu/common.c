@@ -25,21 +25,21 @@ uint64_t pmu_event_config(cpu_vendor v, const nb_event *ev)
     return c;
 }
 
-int pmu_event_extra(cpu_vendor v, const nb_event *ev, pmu_extra *out)
+int pmu_event_extra(cpu_vendor v, const nb_event *ev, pmu_extra *out, nb_error *err)
 {
     memset(out, 0, sizeof *out);
     int n = ev->has_msr_3f6h + ev->has_msr_pf + ev->has_msr_rsp0 + ev->has_msr_rsp1;
     if (n == 0)
         return 0;
     if (v == CPU_VENDOR_AMD) {
-        pmu_error_set("%s: MSR_3F6H/MSR_PF/MSR_RSP0/MSR_RSP1 are Intel MSRs; AMD events take none",
-                      ev->name);
-        return NB_EINPUT;
+        return nb_error_set(err, NB_EINPUT,
+                            "%s: MSR_3F6H/MSR_PF/MSR_RSP0/MSR_RSP1 are Intel MSRs; AMD events "
+                            "take none", ev->name);
     }
     if (n > 1) {
-        pmu_error_set("%s: an event can use only one of MSR_3F6H, MSR_PF, MSR_RSP0, MSR_RSP1",
-                      ev->name);
-        return NB_EINPUT;
+        return nb_error_set(err, NB_EINPUT,
+                            "%s: an event can use only one of MSR_3F6H, MSR_PF, MSR_RSP0, "
+                            "MSR_RSP1", ev->name);
     }
     if (ev->has_msr_rsp0)
         *out = (pmu_extra){0x1A6, ev->msr_rsp0, "MSR_OFFCORE_RSP_0"};
@@ -65,10 +65,10 @@ int pmu_assign_counters(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_c
             return NB_EUNSUPPORTED;
         /* Two events sharing an extra MSR must want the same value in it. */
         pmu_extra xi, xj;
-        if (pmu_event_extra(v, &ev[i], &xi) < 0)
+        if (pmu_event_extra(v, &ev[i], &xi, NULL) < 0)
             return NB_EINPUT;
         for (size_t j = 0; j < i && xi.msr; j++)
-            if (pmu_event_extra(v, &ev[j], &xj) == 0 && xj.msr == xi.msr && xj.value != xi.value)
+            if (pmu_event_extra(v, &ev[j], &xj, NULL) == 0 && xj.msr == xi.msr && xj.value != xi.value)
                 return NB_EUNSUPPORTED;
     }
     /* Pinned events first, then the rest on the lowest free counter. */
@@ -97,7 +97,7 @@ int pmu_assign_counters(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_c
 
 
 int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_counters,
-                    bool fixed_group, pmu_plan *out)
+                    bool fixed_group, pmu_plan *out, nb_error *err)
 {
     out->groups = NULL;
     out->n_groups = 0;
@@ -109,13 +109,15 @@ int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_count
      * event, whose counts on another counter would not mean the same. */
     nb_event *keep = malloc((n ? n : 1) * sizeof *keep);
     if (!keep)
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     size_t nk = 0;
-    if (fixed_group && (rc = pmu_plan_push(out, NULL, 0)) < 0)
+    if (fixed_group && (rc = pmu_plan_push(out, NULL, 0)) < 0) {
+        nb_error_set(err, rc, "out of memory");
         goto fail;
+    }
     for (size_t i = 0; i < n; i++) {
         pmu_extra x;
-        if ((rc = pmu_event_extra(v, &ev[i], &x)) < 0)
+        if ((rc = pmu_event_extra(v, &ev[i], &x, err)) < 0)
             goto fail;
         if (ev[i].ctr >= 0 && (unsigned)ev[i].ctr >= n_counters) {
             nb_warn("%s: CTR=%d, but this CPU has %u programmable counters (0-%u); "
@@ -131,8 +133,10 @@ int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_count
         while (end < nk && end - start < PMU_MAX_GP &&
                pmu_assign_counters(v, keep + start, end + 1 - start, n_counters, idx) == 0)
             end++;
-        if ((rc = pmu_plan_push(out, keep + start, end - start)) < 0)
+        if ((rc = pmu_plan_push(out, keep + start, end - start)) < 0) {
+            nb_error_set(err, rc, "out of memory");
             goto fail;
+        }
         start = end;
     }
     free(keep);
@@ -187,7 +191,7 @@ static int write_file(const char *path, const char *text)
     return e ? -e : 0;
 }
 
-int pmu_rdpmc_enable(const pmu_config *cfg, bool always)
+int pmu_rdpmc_enable(const pmu_config *cfg, bool always, nb_error *err)
 {
     static const char *const devs[] = {"cpu", "cpu_core", "cpu_atom"};
     const char *root = cfg->sysfs_root ? cfg->sysfs_root : "";
@@ -207,15 +211,13 @@ int pmu_rdpmc_enable(const pmu_config *cfg, bool always)
         if (strcmp(buf, "2") == 0 || (!always && strcmp(buf, "0") != 0))
             continue;
         if (geteuid() != 0) {
-            pmu_advice_set(PMU_OP_PERF_RDPMC, 0, path, root);
-            return NB_ESYSTEM;
+            return pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_RDPMC, 0, path, root);
         }
         /* TODO(engine): register with restore.h once merged, so SIGINT/SIGTERM
          * also put it back; until then close() restores it. */
         int e = write_file(path, "2");
         if (e < 0) {
-            pmu_advice_set(PMU_OP_SYSFS_WRITE, -e, path, root);
-            return NB_ESYSTEM;
+            return pmu_advice_set(err, NB_ESYSTEM, PMU_OP_SYSFS_WRITE, -e, path, root);
         }
         snprintf(g_rdpmc.path[g_rdpmc.n], sizeof g_rdpmc.path[0], "%s", path);
         snprintf(g_rdpmc.old[g_rdpmc.n], sizeof g_rdpmc.old[0], "%s", buf);

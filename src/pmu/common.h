@@ -28,8 +28,8 @@ typedef struct pmu_extra {
 } pmu_extra;
 
 /* Returns 0, or NB_EINPUT if the event asks for two extra MSRs at once or
- * for one on AMD (message in pmu_last_error()). */
-int pmu_event_extra(cpu_vendor v, const nb_event *ev, pmu_extra *out);
+ * for one on AMD (message in *err; NULL allowed). */
+int pmu_event_extra(cpu_vendor v, const nb_event *ev, pmu_extra *out, nb_error *err);
 
 /* Place ev[0..n) on n_counters counters: CTR=k events on k, the others on the
  * lowest free counter, in order.  idx[i] receives the counter of ev[i].
@@ -42,9 +42,9 @@ int pmu_assign_counters(cpu_vendor v, const nb_event *ev, size_t n,
 /* Split events into groups, in order, each fitting n_counters.  With
  * `fixed_group`, group 0 has no events: it is the fixed-counter run, which
  * nanoBench makes first.  Returns 0 or a negative status (message in
- * pmu_last_error()). */
+ * *err). */
 int pmu_common_plan(cpu_vendor v, const nb_event *ev, size_t n, unsigned n_counters,
-                    bool fixed_group, pmu_plan *out);
+                    bool fixed_group, pmu_plan *out, nb_error *err);
 
 /* Programmable counters usable for a plan: CPUID's count, less one on AMD
  * when the NMI watchdog (a perf cycles event there) holds one, never 0 so
@@ -54,10 +54,10 @@ unsigned pmu_usable_counters(const pmu_config *cfg, bool perf);
 /* User-space rdpmc.  If the sysfs rdpmc file of the core PMU (cpu, or
  * cpu_core and cpu_atom on hybrid parts) reads 0 (or anything but 2 with
  * `always`: the msr backend has no perf event that would let the kernel allow
- * rdpmc for this task) and nb is root, set it to 2 for the run; pmu_rdpmc_restore() puts back what was there.  Returns 0,
- * 1 if a file was changed, or NB_ESYSTEM (advice in pmu_last_error()) when
- * rdpmc stays off. */
-int pmu_rdpmc_enable(const pmu_config *cfg, bool always);
+ * rdpmc for this task) and nb is root, set it to 2 for the run;
+ * pmu_rdpmc_restore() puts back what was there.  Returns 0, 1 if a file was
+ * changed, or NB_ESYSTEM (advice in *err) when rdpmc stays off. */
+int pmu_rdpmc_enable(const pmu_config *cfg, bool always, nb_error *err);
 void pmu_rdpmc_restore(void);
 
 /* sysfs path of the core PMU device for cfg's CPU ("cpu", "cpu_core" or

@@ -154,7 +154,8 @@ static uint64_t intel_fixed(const pmu_config *cfg, msr_prog *p)
     return enable;
 }
 
-static int build_intel(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p)
+static int build_intel(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p,
+                       nb_error *err)
 {
     const cpu_info *ci = cfg->cpu;
     unsigned n_gp = pmu_usable_counters(cfg, false);
@@ -169,14 +170,13 @@ static int build_intel(const pmu_config *cfg, const pmu_group_plan *g, msr_prog 
                "IA32_PERF_GLOBAL_CTRL: stop every counter while programming");
     if (g->n_events == 0 && cfg->fixed_counters)
         enable |= intel_fixed(cfg, p);
-    if (g->n_events && pmu_assign_counters(ci->vendor, g->events, g->n_events, n_gp, idx) < 0) {
-        pmu_error_set("group of %zu events does not fit %u counters", g->n_events, n_gp);
-        return NB_EUNSUPPORTED;
-    }
+    if (g->n_events && pmu_assign_counters(ci->vendor, g->events, g->n_events, n_gp, idx) < 0)
+        return nb_error_set(err, NB_EUNSUPPORTED, "group of %zu events does not fit %u counters",
+                            g->n_events, n_gp);
     for (size_t i = 0; i < g->n_events; i++) {
         const nb_event *ev = &g->events[i];
         pmu_extra x;
-        int rc = pmu_event_extra(ci->vendor, ev, &x);
+        int rc = pmu_event_extra(ci->vendor, ev, &x, err);
         if (rc < 0)
             return rc;
         if (x.msr) {
@@ -203,7 +203,8 @@ static int build_intel(const pmu_config *cfg, const pmu_group_plan *g, msr_prog 
     return 0;
 }
 
-static int build_amd(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p)
+static int build_amd(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p,
+                     nb_error *err)
 {
     const cpu_info *ci = cfg->cpu;
     unsigned n_gp = pmu_usable_counters(cfg, false);
@@ -221,10 +222,9 @@ static int build_amd(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p
     }
     if (g->n_events == 0)
         return 0;
-    if (pmu_assign_counters(ci->vendor, g->events, g->n_events, n_gp, idx) < 0) {
-        pmu_error_set("group of %zu events does not fit %u counters", g->n_events, n_gp);
-        return NB_EUNSUPPORTED;
-    }
+    if (pmu_assign_counters(ci->vendor, g->events, g->n_events, n_gp, idx) < 0)
+        return nb_error_set(err, NB_EUNSUPPORTED, "group of %zu events does not fit %u counters",
+                            g->n_events, n_gp);
     if (v2)
         add_op(p, AMD_GLOBAL_CTL, 0, true,
                "PerfCntrGlobalCtl: stop every core counter while programming");
@@ -233,12 +233,11 @@ static int build_amd(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p
         unsigned c = (unsigned)idx[i];
         int rc;
         pmu_extra x;
-        if ((rc = pmu_event_extra(ci->vendor, ev, &x)) < 0)
+        if ((rc = pmu_event_extra(ci->vendor, ev, &x, err)) < 0)
             return rc;
-        if (ev->any) {
-            pmu_error_set("%s: AnyT is an Intel bit; AMD has no equivalent", ev->name);
-            return NB_EINPUT;
-        }
+        if (ev->any)
+            return nb_error_set(err, NB_EINPUT, "%s: AnyT is an Intel bit; AMD has no equivalent",
+                                ev->name);
         uint32_t ctl = ext ? AMD_PERF_CTL_EXT + 2 * c : AMD_PERF_CTL_LEGACY + c;
         uint32_t ctr = ext ? AMD_PERF_CTL_EXT + 2 * c + 1 : AMD_PERF_CTR_LEGACY + c;
         uint64_t sel = pmu_event_config(ci->vendor, ev) | usr << 16 | os << 17 |
@@ -281,22 +280,23 @@ static int build_msr_event(const nb_event *ev, msr_prog *p)
     return 0;
 }
 
-static int build_prog(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p)
+static int build_prog(const pmu_config *cfg, const pmu_group_plan *g, msr_prog *p,
+                      nb_error *err)
 {
     memset(p, 0, sizeof *p);
     if (g->n_events == 1 && nb_event_is_msr(&g->events[0]))
         return build_msr_event(&g->events[0], p);
-    if (g->n_events > PMU_MAX_GP) {
-        pmu_error_set("a group of %zu events is more than nb can open at once", g->n_events);
-        return NB_EUNSUPPORTED;
-    }
+    if (g->n_events > PMU_MAX_GP)
+        return nb_error_set(err, NB_EUNSUPPORTED,
+                            "a group of %zu events is more than nb can open at once",
+                            g->n_events);
     switch (cfg->cpu->vendor) {
-    case CPU_VENDOR_INTEL: return build_intel(cfg, g, p);
-    case CPU_VENDOR_AMD: return build_amd(cfg, g, p);
+    case CPU_VENDOR_INTEL: return build_intel(cfg, g, p, err);
+    case CPU_VENDOR_AMD: return build_amd(cfg, g, p, err);
     default:
-        pmu_error_set("the msr backend knows Intel and AMD PMUs only (vendor '%s')",
-                      cfg->cpu->vendor_string);
-        return NB_EUNSUPPORTED;
+        return nb_error_set(err, NB_EUNSUPPORTED,
+                            "the msr backend knows Intel and AMD PMUs only (vendor '%s')",
+                            cfg->cpu->vendor_string);
     }
 }
 
@@ -309,9 +309,11 @@ static void msr_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
             pmu_usable_counters(cfg, false), cfg->dev_root ? cfg->dev_root : "",
             cfg->cpu_index);
     for (size_t gi = 0; gi < plan->n_groups; gi++) {
+        nb_error e;
+        nb_error_clear(&e);
         fprintf(f, "# group %zu of %zu\n", gi + 1, plan->n_groups);
-        if (build_prog(cfg, &plan->groups[gi], &p) < 0) {
-            fprintf(f, "error=%s\n\n", pmu_last_error());
+        if (build_prog(cfg, &plan->groups[gi], &p, &e) < 0) {
+            fprintf(f, "error=%s\n\n", e.message);
             continue;
         }
         for (size_t i = 0; i < p.n_op; i++)
@@ -344,11 +346,11 @@ static void msr_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
     }
 }
 
-static int msr_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
+static int msr_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out,
+                    nb_error *err)
 {
-    pmu_error_clear();
     return pmu_common_plan(cfg->cpu->vendor, ev, n, pmu_usable_counters(cfg, false),
-                           cfg->fixed_counters, out);
+                           cfg->fixed_counters, out, err);
 }
 
 static void msr_path(const pmu_config *cfg, char *buf, size_t len)
@@ -366,7 +368,8 @@ static off_t msr_offset(int fd, uint32_t msr)
     return fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? (off_t)msr * 8 : (off_t)msr;
 }
 
-static int msr_rw(bool write, int fd, uint32_t msr, uint64_t *val, const pmu_config *cfg)
+static int msr_rw(bool write, int fd, uint32_t msr, uint64_t *val, const pmu_config *cfg,
+                  nb_error *err)
 {
     off_t off = msr_offset(fd, msr);
     ssize_t r = write ? pwrite(fd, val, 8, off) : pread(fd, val, 8, off);
@@ -376,8 +379,8 @@ static int msr_rw(bool write, int fd, uint32_t msr, uint64_t *val, const pmu_con
     char what[96];
     snprintf(what, sizeof what, "%s MSR 0x%" PRIX32 " on CPU %d", write ? "writing" : "reading",
              msr, cfg->cpu_index);
-    pmu_advice_set(write ? PMU_OP_MSR_WRITE : PMU_OP_MSR_READ, e, what, cfg->sysfs_root);
-    return NB_ESYSTEM;
+    return pmu_advice_set(err, NB_ESYSTEM, write ? PMU_OP_MSR_WRITE : PMU_OP_MSR_READ, e, what,
+                          cfg->sysfs_root);
 }
 
 static void restore_saved(msr_state *st, const pmu_config *cfg)
@@ -385,7 +388,7 @@ static void restore_saved(msr_state *st, const pmu_config *cfg)
     /* Last saved first: GLOBAL_CTRL, saved first, is restored last, after
      * the selectors it enables. */
     for (size_t i = st->n_saved; i-- > 0;)
-        (void)msr_rw(true, st->fd, st->saved_msr[i], &st->saved_val[i], cfg);
+        (void)msr_rw(true, st->fd, st->saved_msr[i], &st->saved_val[i], cfg, NULL);
     st->n_saved = 0;
 }
 
@@ -407,13 +410,13 @@ static void msr_close(pmu_group *g)
     g->priv = NULL;
 }
 
-static int msr_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *out)
+static int msr_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *out,
+                    nb_error *err)
 {
     msr_prog p;
     char path[512];
     memset(out, 0, sizeof *out);
-    pmu_error_clear();
-    int rc = build_prog(cfg, gp, &p);
+    int rc = build_prog(cfg, gp, &p, err);
     if (rc < 0)
         return rc;
     msr_state *st = calloc(1, sizeof *st);
@@ -422,7 +425,7 @@ static int msr_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *
         free(st);
         free(out->ctr);
         out->ctr = NULL;
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     st->fd = -1;
     st->cfg = *cfg;
@@ -433,14 +436,13 @@ static int msr_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *
     msr_path(cfg, path, sizeof path);
     st->fd = open(path, O_RDWR | O_CLOEXEC);
     if (st->fd < 0) {
-        pmu_advice_set(PMU_OP_MSR_OPEN, errno, path, cfg->sysfs_root);
-        rc = NB_ESYSTEM;
+        rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_MSR_OPEN, errno, path, cfg->sysfs_root);
         goto fail;
     }
     bool rdpmc = false;   /* an MSR event's group reads no counter with rdpmc */
     for (size_t i = 0; i < p.n_ctr; i++)
         rdpmc |= p.ctr[i].read == PMU_READ_RDPMC;
-    rc = rdpmc ? pmu_rdpmc_enable(cfg, true) : 0;
+    rc = rdpmc ? pmu_rdpmc_enable(cfg, true, err) : 0;
     if (rc < 0)
         goto fail;
     st->rdpmc_changed = rc > 0;
@@ -451,13 +453,13 @@ static int msr_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *
         if (!p.op[i].save || seen)
             continue;
         uint64_t v;
-        if ((rc = msr_rw(false, st->fd, p.op[i].msr, &v, cfg)) < 0)
+        if ((rc = msr_rw(false, st->fd, p.op[i].msr, &v, cfg, err)) < 0)
             goto fail;
         st->saved_msr[st->n_saved] = p.op[i].msr;
         st->saved_val[st->n_saved++] = v;
     }
     for (size_t i = 0; i < p.n_op; i++)
-        if ((rc = msr_rw(true, st->fd, p.op[i].msr, &p.op[i].value, cfg)) < 0)
+        if ((rc = msr_rw(true, st->fd, p.op[i].msr, &p.op[i].value, cfg, err)) < 0)
             goto fail;
     return 0;
 fail:
@@ -468,7 +470,7 @@ fail:
 /* The measuring process reads an MSR event's counter through a descriptor
  * of its own (the parent's are not inherited), opened at the first read. */
 static int msr_read_outside(const pmu_config *cfg, pmu_group *g, size_t k, uint64_t *value,
-                            char *msg, size_t msglen)
+                            nb_error *err)
 {
     static int fd = -1;
     static char fd_path[512];
@@ -477,50 +479,42 @@ static int msr_read_outside(const pmu_config *cfg, pmu_group *g, size_t k, uint6
     if (fd < 0 || strcmp(path, fd_path) != 0) {
         if (fd >= 0)
             close(fd);
-        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-            snprintf(msg, msglen, "cannot open %s for %s: %s", path, g->ctr[k].name,
-                     strerror(errno));
-            return NB_ESYSTEM;
-        }
+        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            return nb_error_set(err, NB_ESYSTEM, "cannot open %s for %s: %s", path,
+                                g->ctr[k].name, strerror(errno));
         snprintf(fd_path, sizeof fd_path, "%s", path);
     }
     ssize_t r = pread(fd, value, 8, msr_offset(fd, g->ctr[k].msr));
-    if (r != 8) {
-        snprintf(msg, msglen, "reading MSR 0x%" PRIX32 " (%s) on CPU %d: %s", g->ctr[k].msr,
-                 g->ctr[k].name, cfg->cpu_index, r < 0 ? strerror(errno) : "short read");
-        return NB_ESYSTEM;
-    }
+    if (r != 8)
+        return nb_error_set(err, NB_ESYSTEM, "reading MSR 0x%" PRIX32 " (%s) on CPU %d: %s",
+                            g->ctr[k].msr, g->ctr[k].name, cfg->cpu_index,
+                            r < 0 ? strerror(errno) : "short read");
     return 0;
 }
 
-static int msr_probe(const pmu_config *cfg, char *why, size_t whylen)
+static int msr_probe(const pmu_config *cfg, nb_error *err)
 {
     char path[512];
-    pmu_error_clear();
-    if (cfg->cpu->vendor == CPU_VENDOR_UNKNOWN) {
-        snprintf(why, whylen, "the msr backend knows Intel and AMD PMUs only");
-        return NB_EUNSUPPORTED;
-    }
-    if (cfg->cpu->vendor == CPU_VENDOR_INTEL && cfg->cpu->pmu_version == 0) {
-        snprintf(why, whylen, "CPUID leaf 0xA reports no architectural PMU "
-                              "(a VM without a virtual PMU?)");
-        return NB_EUNSUPPORTED;
-    }
+    if (cfg->cpu->vendor == CPU_VENDOR_UNKNOWN)
+        return nb_error_set(err, NB_EUNSUPPORTED, "the msr backend knows Intel and AMD PMUs only");
+    if (cfg->cpu->vendor == CPU_VENDOR_INTEL && cfg->cpu->pmu_version == 0)
+        return nb_error_set(err, NB_EUNSUPPORTED, "CPUID leaf 0xA reports no architectural PMU "
+                                                  "(a VM without a virtual PMU?)");
     msr_path(cfg, path, sizeof path);
     int fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, whylen, "%s", pmu_advice_set(PMU_OP_MSR_OPEN, errno, path, cfg->sysfs_root));
-        return NB_EUNSUPPORTED;
-    }
+    if (fd < 0)
+        return pmu_advice_set(err, NB_EUNSUPPORTED, PMU_OP_MSR_OPEN, errno, path,
+                              cfg->sysfs_root);
     /* A PMU register must read back: a VM without a virtual PMU faults. */
     uint32_t msr = cfg->cpu->vendor == CPU_VENDOR_INTEL ? IA32_PERFEVTSEL0
                    : amd_ext(cfg->cpu)                  ? AMD_PERF_CTL_EXT
                                                         : AMD_PERF_CTL_LEGACY;
     uint64_t v;
-    int rc = msr_rw(false, fd, msr, &v, cfg);
+    int rc = msr_rw(false, fd, msr, &v, cfg, err);
     close(fd);
     if (rc < 0) {
-        snprintf(why, whylen, "%s", pmu_last_error());
+        if (err)
+            err->status = NB_EUNSUPPORTED;
         return NB_EUNSUPPORTED;
     }
     return 0;

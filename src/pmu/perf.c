@@ -233,7 +233,7 @@ static bool offcore_event_ok(const nb_event *ev, bool rsp1)
 
 /* All slots of a group, in the order the counters are reported. */
 static int build_slots(const pmu_config *cfg, const pmu_group_plan *g, perf_slot *s,
-                       size_t *n_out)
+                       size_t *n_out, nb_error *err)
 {
     size_t n = 0;
     cpu_vendor v = cfg->cpu->vendor;
@@ -245,8 +245,9 @@ static int build_slots(const pmu_config *cfg, const pmu_group_plan *g, perf_slot
     if (g->n_events == 0 && cfg->fixed_counters)
         n = fixed_slots(cfg, s);
     if (g->n_events > PMU_MAX_GP) {
-        pmu_error_set("a group of %zu events is more than nb can open at once", g->n_events);
-        return NB_EUNSUPPORTED;
+        return nb_error_set(err, NB_EUNSUPPORTED,
+                            "a group of %zu events is more than nb can open at once",
+                            g->n_events);
     }
     for (size_t i = 0; i < g->n_events; i++, n++) {
         const nb_event *ev = &g->events[i];
@@ -258,21 +259,21 @@ static int build_slots(const pmu_config *cfg, const pmu_group_plan *g, perf_slot
         sl->ctr = ev->ctr;
         sl->note = "programmable counter";
         if (ev->any && v == CPU_VENDOR_AMD) {
-            pmu_error_set("%s: AnyT is an Intel bit; AMD has no equivalent", ev->name);
-            return NB_EINPUT;
+            return nb_error_set(err, NB_EINPUT, "%s: AnyT is an Intel bit; AMD has no equivalent",
+                                ev->name);
         }
         pmu_extra x;
-        int rc = pmu_event_extra(v, ev, &x);
+        int rc = pmu_event_extra(v, ev, &x, err);
         if (rc < 0)
             return rc;
         if (x.msr == 0x1A6 || x.msr == 0x1A7) {
             if (!offcore_event_ok(ev, x.msr == 0x1A7)) {
-                pmu_error_set("%s: the kernel writes %s (config1) only for event %s; use "
-                              "-backend msr", ev->name, x.what,
-                              x.msr == 0x1A6 ? "0xB7 or 0x2A (Golden Cove and later)"
-                                             : "0xBB, 0x2B (Golden Cove and later) or "
-                                               "0xB7 umask 0x02 (Atom)");
-                return NB_EUNSUPPORTED;
+                return nb_error_set(err, NB_EUNSUPPORTED,
+                                    "%s: the kernel writes %s (config1) only for event %s; use "
+                                    "-backend msr", ev->name, x.what,
+                                    x.msr == 0x1A6 ? "0xB7 or 0x2A (Golden Cove and later)"
+                                                   : "0xBB, 0x2B (Golden Cove and later) or "
+                                                     "0xB7 umask 0x02 (Atom)");
             }
             sl->attr.config1 = x.value;
             sl->note = x.msr == 0x1A6 ? "offcore response, config1 -> MSR 0x1A6"
@@ -372,9 +373,11 @@ static void perf_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
             pmu_usable_counters(cfg, true), cfg->cpu_index);
     for (size_t gi = 0; gi < plan->n_groups; gi++) {
         size_t n = 0;
+        nb_error e;
+        nb_error_clear(&e);
         fprintf(f, "# group %zu of %zu\n", gi + 1, plan->n_groups);
-        if (build_slots(cfg, &plan->groups[gi], s, &n) < 0) {
-            fprintf(f, "error=%s\n\n", pmu_last_error());
+        if (build_slots(cfg, &plan->groups[gi], s, &n, &e) < 0) {
+            fprintf(f, "error=%s\n\n", e.message);
             continue;
         }
         int leader_i = -1;
@@ -386,11 +389,11 @@ static void perf_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
     }
 }
 
-static int perf_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
+static int perf_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out,
+                     nb_error *err)
 {
-    pmu_error_clear();
     return pmu_common_plan(cfg->cpu->vendor, ev, n, pmu_usable_counters(cfg, true),
-                           cfg->fixed_counters, out);
+                           cfg->fixed_counters, out, err);
 }
 
 static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
@@ -481,14 +484,14 @@ static void perf_verify(pmu_group *g, unsigned char *lost)
     }
 }
 
-static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *out)
+static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *out,
+                     nb_error *err)
 {
     perf_slot s[PERF_MAX_SLOTS];
     size_t n = 0;
     const char *root = cfg->sysfs_root ? cfg->sysfs_root : "";
     memset(out, 0, sizeof *out);
-    pmu_error_clear();
-    int rc = build_slots(cfg, gp, s, &n);
+    int rc = build_slots(cfg, gp, s, &n, err);
     if (rc < 0)
         return rc;
     perf_state *st = calloc(1, sizeof *st);
@@ -497,7 +500,7 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
         free(st);
         free(out->ctr);
         out->ctr = NULL;
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     out->priv = st;
     out->n_ctr = n;
@@ -505,7 +508,7 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
     for (size_t i = 0; i < n; i++)
         st->fd[i] = -1;
 
-    rc = pmu_rdpmc_enable(cfg, false);
+    rc = pmu_rdpmc_enable(cfg, false, err);
     if (rc < 0)
         goto fail;
     st->rdpmc_changed = rc > 0;
@@ -525,8 +528,7 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
                 char what[NB_EVENT_NAME_MAX + 64];
                 snprintf(what, sizeof what, "perf_event_open(%.*s, power PMU)",
                          NB_EVENT_NAME_MAX - 1, s[i].name);
-                pmu_advice_set(PMU_OP_PERF_OPEN, errno, what, root);
-                rc = NB_ESYSTEM;
+                rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_OPEN, errno, what, root);
                 goto fail;
             }
             st->fd[i] = (int)fd;
@@ -545,8 +547,7 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
             snprintf(what, sizeof what, "perf_event_open(%.*s, config=0x%llx)",
                      NB_EVENT_NAME_MAX - 1, s[i].name,
                      (unsigned long long)s[i].attr.config);
-            pmu_advice_set(PMU_OP_PERF_OPEN, errno, what, root);
-            rc = NB_ESYSTEM;
+            rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_OPEN, errno, what, root);
             goto fail;
         }
         st->fd[i] = (int)fd;
@@ -554,16 +555,15 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
             leader = (int)fd;
         void *p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, (int)fd, 0);
         if (p == MAP_FAILED) {
-            pmu_advice_set(PMU_OP_PERF_MMAP, errno, s[i].name, root);
-            rc = NB_ESYSTEM;
+            rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_MMAP, errno, s[i].name, root);
             goto fail;
         }
         st->page[i] = p;
     }
     if (leader >= 0 &&
         ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
-        pmu_advice_set(PMU_OP_PERF_OPEN, errno, "PERF_EVENT_IOC_ENABLE", root);
-        rc = NB_ESYSTEM;
+        rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_OPEN, errno, "PERF_EVENT_IOC_ENABLE",
+                            root);
         goto fail;
     }
     /* The index is valid while the events are scheduled, i.e. now, in this
@@ -576,13 +576,11 @@ static int perf_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group 
         unsigned width;
         read_page(st->page[i], &index, &cap, &width);
         if (!cap) {
-            pmu_advice_set(PMU_OP_PERF_RDPMC, 0, s[i].name, root);
-            rc = NB_ESYSTEM;
+            rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_RDPMC, 0, s[i].name, root);
             goto fail;
         }
         if (index == 0) {
-            pmu_advice_set(PMU_OP_PERF_INDEX, 0, s[i].name, root);
-            rc = NB_ESYSTEM;
+            rc = pmu_advice_set(err, NB_ESYSTEM, PMU_OP_PERF_INDEX, 0, s[i].name, root);
             goto fail;
         }
         out->ctr[i].read = PMU_READ_RDPMC;
@@ -598,23 +596,20 @@ fail:
 
 /* A power PMU event's count, by read(2) (read_format adds the times). */
 static int perf_read_outside(const pmu_config *cfg, pmu_group *g, size_t k, uint64_t *value,
-                             char *msg, size_t msglen)
+                             nb_error *err)
 {
     perf_state *st = g->priv;
     uint64_t v[3];
-    if (!st || k >= st->n || st->fd[k] < 0 || read(st->fd[k], v, sizeof v) != (ssize_t)sizeof v) {
-        snprintf(msg, msglen, "reading %s (power PMU) on CPU %d: %s", g->ctr[k].name,
-                 cfg->cpu_index, strerror(errno));
-        return NB_ESYSTEM;
-    }
+    if (!st || k >= st->n || st->fd[k] < 0 || read(st->fd[k], v, sizeof v) != (ssize_t)sizeof v)
+        return nb_error_set(err, NB_ESYSTEM, "reading %s (power PMU) on CPU %d: %s",
+                            g->ctr[k].name, cfg->cpu_index, strerror(errno));
     *value = v[0];
     return 0;
 }
 
-static int perf_probe(const pmu_config *cfg, char *why, size_t whylen)
+static int perf_probe(const pmu_config *cfg, nb_error *err)
 {
     const char *root = cfg->sysfs_root ? cfg->sysfs_root : "";
-    pmu_error_clear();
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = PERF_ATTR_SIZE_VER1;
@@ -624,21 +619,17 @@ static int perf_probe(const pmu_config *cfg, char *why, size_t whylen)
     a.exclude_hv = 1;
     a.disabled = 1;
     long fd = sys_perf_event_open(&a, 0, cfg->cpu_index, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, whylen, "%s",
-                 pmu_advice_set(PMU_OP_PERF_OPEN, errno, "perf_event_open(instructions)", root));
-        return NB_EUNSUPPORTED;
-    }
+    if (fd < 0)
+        return pmu_advice_set(err, NB_EUNSUPPORTED, PMU_OP_PERF_OPEN, errno,
+                              "perf_event_open(instructions)", root);
     /* User-space rdpmc must be on, or nb must be able to turn it on.  (The
      * page's cap_user_rdpmc is only meaningful while an event is active, so
      * open() checks that, not this probe.) */
     int rc = 0;
     pmu_sysinfo si;
     pmu_sysinfo_read(root, &si);
-    if (si.rdpmc == 0 && !si.root) {
-        snprintf(why, whylen, "%s", pmu_advice_set(PMU_OP_PERF_RDPMC, 0, "rdpmc", root));
-        rc = NB_EUNSUPPORTED;
-    }
+    if (si.rdpmc == 0 && !si.root)
+        rc = pmu_advice_set(err, NB_EUNSUPPORTED, PMU_OP_PERF_RDPMC, 0, "rdpmc", root);
     close((int)fd);
     return rc;
 }

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "pmu/pmu.h"
+#include "sys/error.h"
 #include "sys/status.h"
 
-const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
-                              char *why, size_t whylen)
+const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg, nb_error *why)
 {
     const pmu_backend *ladder[] = {&pmu_perf_backend, &pmu_msr_backend, &pmu_tsc_backend};
     size_t first = 0, last = 2;
@@ -21,17 +21,21 @@ const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
         first = last = 1;
     else if (kind == PMU_BACKEND_TSC)
         first = last = 2;
-    if (whylen)
-        why[0] = 0;
-    size_t used = 0;
+    nb_error_set(why, NB_EUNSUPPORTED, "%s", "");
+    char *msg = why ? why->message : NULL;
+    size_t len = why ? sizeof why->message : 0, used = 0;
     for (size_t i = first; i <= last; i++) {
-        char r[512] = "";
-        if (ladder[i]->probe(cfg, r, sizeof r) == 0)
+        nb_error r;
+        nb_error_clear(&r);
+        if (ladder[i]->probe(cfg, &r) == 0) {
+            if (why)
+                why->status = 0;
             return ladder[i];
+        }
         /* Collect every refusal: "perf_event+rdpmc: ...; msr+rdpmc: ..." */
-        if (used < whylen) {
-            int n = snprintf(why + used, whylen - used, "%s%s: %s", used ? "; " : "",
-                             ladder[i]->name, r[0] ? r : "not usable");
+        if (used < len) {
+            int n = snprintf(msg + used, len - used, "%s%s: %.511s", used ? "; " : "",
+                             ladder[i]->name, r.message[0] ? r.message : "not usable");
             if (n > 0)
                 used += (size_t)n;
         }
@@ -65,12 +69,12 @@ bool pmu_event_equal(const nb_event *a, const nb_event *b)
 }
 
 int pmu_plan_make(const pmu_backend *be, const pmu_config *cfg, const nb_event *ev, size_t n,
-                  pmu_plan *out)
+                  pmu_plan *out, nb_error *err)
 {
     out->groups = NULL;
     out->n_groups = 0;
     if (!be->read_outside)
-        return be->plan(cfg, ev, n, out);
+        return be->plan(cfg, ev, n, out, err);
     nb_event *pmc = calloc(n ? n : 1, sizeof *pmc);
     if (!pmc)
         return NB_ENOMEM;
@@ -81,11 +85,13 @@ int pmu_plan_make(const pmu_backend *be, const pmu_config *cfg, const nb_event *
     int rc = 0;
     /* Only MSR events: no counter group (nor the fixed-counter one) */
     if (n_pmc || n == 0)
-        rc = be->plan(cfg, pmc, n_pmc, out);
+        rc = be->plan(cfg, pmc, n_pmc, out, err);
     free(pmc);
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (nb_event_is_msr(&ev[i]))
             rc = pmu_plan_push(out, &ev[i], 1);
+    if (rc == NB_ENOMEM)
+        nb_error_set(err, rc, "out of memory");
     if (rc)
         pmu_plan_free(out);
     return rc;

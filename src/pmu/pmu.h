@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "sys/cpu.h"
+#include "sys/error.h"
 #include "events/events.h"
 
 /* Counters one measured program reads at most (codegen's CODEGEN_MAX_CTR). */
@@ -113,10 +114,14 @@ const char *pmu_lost_text(pmu_lost why);
 typedef struct pmu_backend {
     const char *name;        /* "perf_event+rdpmc", "msr+rdpmc", "tsc" */
     unsigned flags;          /* PMU_BE_* */
-    /* 0 if usable here; otherwise a negative status and a reason in `why`. */
-    int (*probe)(const pmu_config *cfg, char *why, size_t whylen);
-    int (*plan)(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out);
-    int (*open)(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out);
+    /* probe, plan and open return 0, or a negative status with the reason
+     * (errno turned into advice, advice.h) in *err. */
+    /* 0 if usable here. */
+    int (*probe)(const pmu_config *cfg, nb_error *err);
+    int (*plan)(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out,
+                nb_error *err);
+    int (*open)(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out,
+                nb_error *err);
     void (*close)(pmu_group *g);
     void (*dry_run)(FILE *f, const pmu_config *cfg, const pmu_plan *plan);
     /* After a group's runs, in the process that opened it: lost[i] says
@@ -126,19 +131,21 @@ typedef struct pmu_backend {
     void (*verify)(pmu_group *g, unsigned char *lost);
     /* Read counter k of an open group whose read is PMU_READ_OUTSIDE, in
      * the measuring process, right before or after a run.  0, or a negative
-     * status with a message in msg.  NULL: the backend reads no MSR events
+     * status described in *err.  NULL: the backend reads no MSR events
      * (they are planned with the others and print unavailable). */
     int (*read_outside)(const pmu_config *cfg, pmu_group *g, size_t k, uint64_t *value,
-                        char *msg, size_t msglen);
+                        nb_error *err);
 } pmu_backend;
 
 extern const pmu_backend pmu_perf_backend;
 extern const pmu_backend pmu_msr_backend;
 extern const pmu_backend pmu_tsc_backend;
 
-/* Pick the backend: the forced one, or the best usable one. */
-const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg,
-                              char *why, size_t whylen);
+/* Pick the backend: the forced one, or the best usable one.  The refusals
+ * of the backends tried before it ("perf_event+rdpmc: ...; msr+rdpmc: ...")
+ * are the message of *why (NULL allowed); when none is usable, NULL is
+ * returned and why's status is NB_EUNSUPPORTED, else it is 0. */
+const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg, nb_error *why);
 
 /* Append a group holding a copy of ev[0..n) (n may be 0: a group of fixed
  * counters only). NB_ENOMEM on failure; the plan stays freeable. */
@@ -150,7 +157,7 @@ void pmu_plan_free(pmu_plan *plan);
  * of its own after the others where the backend reads them (read_outside),
  * as nanoBench measures one msr config line at a time. */
 int pmu_plan_make(const pmu_backend *be, const pmu_config *cfg, const nb_event *ev, size_t n,
-                  pmu_plan *out);
+                  pmu_plan *out, nb_error *err);
 
 /* Whether two events program the same thing (name, codes, flags and the
  * extra MSR values): the one test of event equality. */

@@ -31,11 +31,10 @@
  * program holds. */
 #define TSC_GROUP_MAX 16
 
-static int tsc_probe(const pmu_config *cfg, char *why, size_t whylen)
+static int tsc_probe(const pmu_config *cfg, nb_error *err)
 {
     (void)cfg;
-    (void)why;
-    (void)whylen;
+    (void)err;
     return 0;   /* rdtsc works in user mode on Linux unless CR4.TSD is set */
 }
 
@@ -53,7 +52,8 @@ static bool is_core_cycles(const pmu_config *cfg, const nb_event *e)
     return e->evtsel == 0x3C && e->umask == 0;
 }
 
-static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out)
+static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_plan *out,
+                    nb_error *err)
 {
     out->groups = NULL;
     out->n_groups = 0;
@@ -64,7 +64,7 @@ static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_pla
     if (!cyc || !rest) {
         free(cyc);
         free(rest);
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     bool clock = cfg->fixed_counters || cfg->defaults;
     for (size_t i = 0; i < n; i++) {
@@ -83,8 +83,10 @@ static int tsc_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu_pla
         rc = pmu_plan_push(out, rest + i, n_rest - i < TSC_GROUP_MAX ? n_rest - i : TSC_GROUP_MAX);
     free(cyc);
     free(rest);
-    if (rc)
+    if (rc) {
         pmu_plan_free(out);
+        nb_error_set(err, rc, "out of memory");
+    }
     return rc;
 }
 
@@ -98,7 +100,8 @@ static void set_ctr(pmu_counter *c, const char *name, pmu_read_kind k, bool cycl
     c->tsc_cycles = cycles;
 }
 
-static int tsc_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out)
+static int tsc_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *out,
+                    nb_error *err)
 {
     size_t clock = g->with_clock ? 2 : 0;
     size_t n = clock + g->n_events;
@@ -106,7 +109,7 @@ static int tsc_open(const pmu_config *cfg, const pmu_group_plan *g, pmu_group *o
     out->n_ctr = n;
     out->priv = NULL;
     if (!out->ctr)
-        return NB_ENOMEM;
+        return nb_error_set(err, NB_ENOMEM, "out of memory");
     if (clock) {
         set_ctr(&out->ctr[0], "CORE_CYCLES", PMU_READ_RDTSC, true);
         set_ctr(&out->ctr[1], "RDTSC", PMU_READ_RDTSC, false);
@@ -132,7 +135,7 @@ static void tsc_dry_run(FILE *f, const pmu_config *cfg, const pmu_plan *plan)
     for (size_t i = 0; i < plan->n_groups; i++) {
         pmu_group g;
         fprintf(f, "group=%zu\n", i);
-        if (tsc_open(cfg, &plan->groups[i], &g) != 0)
+        if (tsc_open(cfg, &plan->groups[i], &g, NULL) != 0)
             continue;
         for (size_t k = 0; k < g.n_ctr; k++)
             fprintf(f, "  counter=%s read=%s\n", g.ctr[k].name,

@@ -58,7 +58,7 @@ static double counter_diff(const codegen_prog *p, const pmu_counter *ctr, size_t
 
 
 static int cal_chain_build(cal_chain *c, const uint8_t insn[4], long loop_a, long loop_b,
-                           char *err, size_t errlen)
+                           nb_error *err)
 {
     uint8_t body[CAL_BODY * 4];
     for (size_t i = 0; i < CAL_BODY; i++)
@@ -71,11 +71,11 @@ static int cal_chain_build(cal_chain *c, const uint8_t insn[4], long loop_a, lon
         .rbp = (uintptr_t)&stack[32], .rsp = (uintptr_t)&stack[48],
     };
     p.loop_count = loop_a;
-    int rc = codegen_build(&p, &c->a, err, errlen);
+    int rc = codegen_build(&p, &c->a, err);
     if (rc)
         return rc;
     p.loop_count = loop_b;
-    if ((rc = codegen_build(&p, &c->b, err, errlen))) {
+    if ((rc = codegen_build(&p, &c->b, err))) {
         codegen_free(&c->a);
         return rc;
     }
@@ -138,7 +138,7 @@ static void cal_free(cal_progs *cp)
 /* The ADD chain, and the IMUL chain with its latency in whole cycles as
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
  * chain is left out if that does not come out a plausible whole number. */
-int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, char *err, size_t errlen)
+int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err)
 {
     cp->run = run;
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
@@ -149,11 +149,11 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, char *err, siz
     static const uint8_t add1[4] = {0x3E, 0x48, 0x01, 0xC0};   /* ds add rax, rax */
     static const uint8_t imul[4] = {0x48, 0x0F, 0xAF, 0xC0};   /* imul rax, rax */
     cp->n = 0;
-    int rc = cal_chain_build(&cp->ch[0], add1, CAL_LOOP_A, CAL_LOOP_B, err, errlen);
+    int rc = cal_chain_build(&cp->ch[0], add1, CAL_LOOP_A, CAL_LOOP_B, err);
     if (rc)
         return rc;
     cp->n = 1;
-    if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, err, errlen) != 0)
+    if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, NULL) != 0)
         return 0;
     cp->n = 2;
     if (hot_imul_lat > 0) {
@@ -309,8 +309,7 @@ static void run_plain(const codegen_prog *p, bool calibration)
 double runner_calibrate_once(void)
 {
     cal_progs cp;
-    char err[256];
-    if (cal_build(&cp, run_plain, 0, err, sizeof err))
+    if (cal_build(&cp, run_plain, 0, NULL))
         return 0;
     double v[CAL_POINTS];
     cal_points(&cp, v, CAL_POINTS);

@@ -100,8 +100,8 @@ typedef struct run_state {
 } run_state;
 
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
- * is known, not searched).  0 or a negative status with err filled. */
-int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, char *err, size_t errlen);
+ * is known, not searched).  0 or a negative status with *err filled. */
+int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err);
 void cal_points(const cal_progs *cp, double *v, size_t n);
 /* The warm-up and kept samples of both programs (cp NULL: no calibration). */
 size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,

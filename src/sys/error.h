@@ -22,7 +22,7 @@ typedef struct nb_error {
     char origin[256];     /* "asm", "-config", a file name, an option; "" */
     int line;             /* 1-based; 0 if not tied to a line */
     int col;              /* 1-based column; 0 if none */
-    char message[768];    /* what is wrong, without "nb: " or the place */
+    char message[1024];   /* what is wrong, without "nb: " or the place */
     char source[512];     /* the offending source line for a caret; "" */
     char advice[512];     /* what to change (errno advice); "" */
 } nb_error;

@@ -25,9 +25,10 @@ bad_expect 1 "asm:1:" -asm "jmp nowhere" -emit -
 bad_expect 1 "asm:2:" -asm $'x:\nx: nop' -emit -
 bad_expect 1 "asm:1:" -asm "mov [rax], 1" -emit -
 bad_expect 1 "asm:1:" -asm "add al, 300" -emit -
-# An -asm that holds no instruction is a usage error (nothing to measure).
+# An -asm that holds no instruction is empty code, measured as nanoBench
+# measures it (issue 14, item 20).
 for a in ' ' ';;' $'\n\n' '# just a comment' 'label:'; do
-    bad_expect 2 "-asm" -asm "$a" -emit -
+    bad_accept -asm "$a" -emit -
 done
 
 # Code files, for each fragment.
@@ -42,7 +43,7 @@ for f in code code_init code_late_init code_one_time_init; do
     bad_expect 1 "-$f: $T/huge.bin" -$f "$T/huge.bin" "${other[@]}" -print_code
 done
 bad_expect 1 "-code: /dev/zero" -code /dev/zero -print_code
-bad_expect 1 "-code: $T/empty.bin" -code "$T/empty.bin" -print_code
+bad_accept -code "$T/empty.bin" -print_code
 bad_accept -code_init "$T/empty.bin" -code "$T/nop.bin" -print_code
 
 # Unreadable files: as root, nb runs as nobody to see a permission error.

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "sys/cpu.h"
-#include "pmu/advice.h"
 #include "pmu/pmu.h"
 
 #define N 1000000L
@@ -69,9 +68,9 @@ int main(int argc, char **argv)
            ci.fixed_counter_width, ci.has_topdown_slots, ci.hypervisor, cpu);
     pmu_config cfg = {.cpu = &ci, .cpu_index = cpu, .count_usr = true, .count_os = false,
                       .fixed_counters = true, .sysfs_root = "", .dev_root = ""};
-    char why[1024] = "";
-    int rc = b->probe(&cfg, why, sizeof why);
-    printf("backend %s probe: %s\n", b->name, rc == 0 ? "usable" : why);
+    nb_error e;
+    int rc = b->probe(&cfg, &e);
+    printf("backend %s probe: %s\n", b->name, rc == 0 ? "usable" : e.message);
 
     nb_event list[4];
     size_t n = 0;
@@ -85,16 +84,16 @@ int main(int argc, char **argv)
         list[n++] = ev("BR_INST_RETIRED.ALL_BRANCHES (~N)", 0xC4, 0);
     }
     pmu_plan plan;
-    if ((rc = b->plan(&cfg, list, n, &plan)) < 0) {
-        printf("plan failed: %s\n", pmu_last_error());
+    if ((rc = b->plan(&cfg, list, n, &plan, &e)) < 0) {
+        printf("plan failed: %s\n", e.message);
         return 1;
     }
     b->dry_run(stdout, &cfg, &plan);
     int bad = 0;
     for (size_t gi = 0; gi < plan.n_groups; gi++) {
         pmu_group g;
-        if ((rc = b->open(&cfg, &plan.groups[gi], &g)) < 0) {
-            printf("group %zu: open failed (%d): %s\n", gi + 1, rc, pmu_last_error());
+        if ((rc = b->open(&cfg, &plan.groups[gi], &g, &e)) < 0) {
+            printf("group %zu: open failed (%d): %s\n", gi + 1, rc, e.message);
             bad = 1;
             continue;
         }
