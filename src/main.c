@@ -6,6 +6,7 @@
  * Each stage returns a status; main turns the first failure into an exit
  * code (src/status.h) after everything acquired has been released. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,22 +32,44 @@
 #include "sys/version.h"
 
 
+/* A write to standard output failed: says why (nothing for a closed pipe:
+ * whoever read is gone) and returns NB_ESYSTEM.  e: the errno, 0 if unknown. */
+static int stdout_failed(const char *what, int e)
+{
+    if (e == EPIPE)
+        return NB_ESYSTEM;
+    nb_error err;
+    nb_error_set(&err, NB_ESYSTEM, "cannot write %s: %s", what,
+                 e ? strerror(e) : "an earlier write to standard output failed");
+    nb_error_print(stderr, &err);
+    return NB_ESYSTEM;
+}
+
 static int emit_code(const char *path, const asm_code *c)
 {
     if (strcmp(path, "-") == 0) {
         for (size_t i = 0; i < c->size; i++)
             printf("%02x%s", c->bytes[i], i + 1 < c->size ? " " : "");
         printf("\n");
-        return fflush(stdout) == 0 ? 0 : NB_ESYSTEM;
+        errno = 0;
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : stdout_failed("the code", errno);
     }
+    nb_error err;
     FILE *f = fopen(path, "wb");
     if (!f) {
-        fprintf(stderr, "nb: -emit %s: %s\n", path, strerror(errno));
+        nb_error_set(&err, NB_ESYSTEM, "-emit %s: %s", path, strerror(errno));
+        nb_error_print(stderr, &err);
         return NB_ESYSTEM;
     }
+    errno = 0;
     size_t w = fwrite(c->bytes, 1, c->size, f);
-    if (fclose(f) != 0 || w != c->size) {
-        fprintf(stderr, "nb: -emit %s: write failed\n", path);
+    int e = w != c->size ? errno : 0;
+    if (fclose(f) != 0 && !e)
+        e = errno;
+    if (e || w != c->size) {
+        nb_error_set(&err, NB_ESYSTEM, "-emit %s: cannot write: %s", path,
+                     strerror(e ? e : EIO));
+        nb_error_print(stderr, &err);
         return NB_ESYSTEM;
     }
     return 0;
@@ -128,12 +151,47 @@ static int measure_and_report(nb_job *j, const nb_options *o, const cpu_info *cp
     nb_out out;
     out_init(&out, o->output, stdout, false);
     int orc = out_record(&out, &ctx, o, j, rc, msg);
+    if (orc == NB_ESYSTEM && out.write_errno)
+        orc = stdout_failed("the results", out.write_errno);
     out_free(&out);
     free(command);
     return rc ? rc : orc;
 }
 
+/* A standard stream nb was started without (closed descriptor 0, 1 or 2)
+ * is held by /dev/null, opened for the other direction for 0 and 1: the
+ * number is not handed to a file nb opens (whose contents the results would
+ * then overwrite), and reading stdin or writing stdout fails with EBADF, which
+ * is reported. */
+static void hold_std_fds(void)
+{
+    static const int flags[3] = {O_WRONLY, O_RDONLY, O_WRONLY};
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int got = open("/dev/null", flags[fd]);
+            if (got >= 0 && got != fd)   /* not the lowest free number: cannot be */
+                close(got);
+        }
+}
+
+static int nb_main(int argc, char **argv);
+
+/* nb_main, then what it wrote to standard output must have arrived: a write
+ * error not reported yet (-help, -list_events, -mess ... into a full disk)
+ * is reported with its reason, exit 4. */
 int main(int argc, char **argv)
+{
+    hold_std_fds();
+    int code = nb_main(argc, argv);
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && code == NB_EXIT_OK) {
+        stdout_failed("to standard output", errno);
+        code = NB_EXIT_SYSTEM;
+    }
+    return code;
+}
+
+static int nb_main(int argc, char **argv)
 {
     if (getuid() != geteuid() || getgid() != getegid()) {
         fprintf(stderr, "nb: refusing to run setuid/setgid: nb runs arbitrary code by design\n");
