@@ -366,6 +366,39 @@ static void jb_int(jbuf *b, long long i)
 
 /* A JSON string, and `tail` (':' after a key, 0 for nothing) after it;
  * room for the worst case (every byte escaped) is made once. */
+size_t utf8_seq_len(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf;   /* the second byte's range */
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0;   /* no overlong form */
+        else if (c == 0xed)
+            hi = 0x9f;   /* no surrogate */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90;
+        else if (c == 0xf4)
+            hi = 0x8f;   /* at most U+10FFFF */
+    } else {
+        return 0;   /* a continuation byte, C0/C1 (overlong), F5-FF */
+    }
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
 static void write_str(jbuf *b, const char *s, char tail)
 {
     size_t len = strlen(s);
@@ -375,7 +408,19 @@ static void write_str(jbuf *b, const char *s, char tail)
     *o++ = '"';
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         unsigned char c = *p;
-        if (plain_char(c)) {   /* UTF-8 passes through */
+        if (c >= 0x80) {   /* UTF-8 passes through; any other byte is U+FFFD */
+            size_t n = utf8_seq_len((const char *)p);
+            if (n == 0) {
+                memcpy(o, "\xef\xbf\xbd", 3);
+                o += 3;
+                continue;
+            }
+            memcpy(o, p, n);
+            o += n;
+            p += n - 1;
+            continue;
+        }
+        if (plain_char(c)) {
             *o++ = (char)c;
             continue;
         }

@@ -51,8 +51,14 @@ void jv_free(jv *v);
 /* Gives back the nodes jv_free keeps for reuse (see json.c); at exit. */
 void jv_cache_release(void);
 
-/* Compact JSON, no newline. */
+/* Compact JSON, no newline.  Always valid UTF-8: a byte of a string that
+ * does not start a well-formed UTF-8 sequence is written as U+FFFD. */
 void jv_write(FILE *f, const jv *v);
+
+/* The length (1-4) of the well-formed UTF-8 sequence at s, or 0 when the
+ * bytes there are not one (a stray continuation byte, a truncated or
+ * overlong sequence, a surrogate, beyond U+10FFFF). */
+size_t utf8_seq_len(const char *s);
 
 /* A number as JSON writes it: the shortest of %.15g/%.17g that reads back
  * exactly.  buf needs 32 bytes. */
