@@ -177,12 +177,74 @@ static void test_strings_are_utf8(void **state)
     jv_cache_release();
 }
 
+/* jv_nums: a borrowed array of doubles, written like jv_num values (-0 as
+ * 0, non-finite as null) and flattened to one ';'-joined CSV text. */
+static void add_flat(void *ctx, const char *key, const char *text)
+{
+    char *out = ctx;
+    snprintf(out + strlen(out), 256 - strlen(out), "%s=%s|", key, text);
+}
+
+static void test_borrowed_numbers(void **state)
+{
+    (void)state;
+    double v[] = {1, -0.0, 2.5, NAN, 1e300, -3};
+    jv *o = jv_obj();
+    jv *s = jv_set(o, "samples", jv_arr());
+    jv_push(s, jv_nums(v, 6));
+    jv_push(s, jv_nums(v, 0));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    jv_write(f, o);
+    fclose(f);
+    assert_string_equal(buf, "{\"samples\":[[1,0,2.5,null,1e+300,-3],[]]}");
+    char flat[256] = "";
+    jv_flatten(o, "", NULL, add_flat, flat);
+    assert_string_equal(flat, "samples.1=1;0;2.5;;1e+300;-3|samples.2=|");
+    free(buf);
+    jv_free(o);
+    jv_cache_release();
+}
+
+/* A record larger than the piece jv_write hands to stdio comes out whole. */
+static void test_large_record_whole(void **state)
+{
+    (void)state;
+    enum { N = 100000 };
+    double *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    for (int i = 0; i < N; i++)
+        v[i] = i + 0.25;
+    jv *a = jv_arr();
+    jv_push(a, jv_nums(v, N));
+    jv_push(a, jv_str("end"));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    jv_write(f, a);
+    fclose(f);
+    assert_memory_equal(buf, "[[0.25,1.25,2.25,", 17);
+    assert_string_equal(buf + len - 16, "99999.25],\"end\"]");
+    size_t commas = 0;
+    for (size_t i = 0; i < len; i++)
+        commas += buf[i] == ',';
+    assert_int_equal(commas, N);
+    free(buf);
+    free(v);
+    jv_free(a);
+    jv_cache_release();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbers_match_printf),
         cmocka_unit_test(test_nodes_reused_cleanly),
         cmocka_unit_test(test_strings_are_utf8),
+        cmocka_unit_test(test_borrowed_numbers),
+        cmocka_unit_test(test_large_record_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
