@@ -12,14 +12,17 @@
 #include <string.h>
 
 #include "cli/batch.h"
+#include "sys/status.h"
 
 /* Splits `line` and checks the words against the NULL-terminated `want`. */
 static void expect_words(const char *line, const char *const *want)
 {
-    char **argv = NULL, *store = NULL, err[256] = "";
-    int n = batch_split(line, &argv, &store, err, sizeof err);
+    char **argv = NULL, *store = NULL;
+    nb_error err;
+    nb_error_clear(&err);
+    int n = batch_split(line, &argv, &store, &err);
     if (n < 0)
-        fail_msg("'%s': error %s", line, err);
+        fail_msg("'%s': error %s", line, err.message);
     int k = 0;
     while (want[k])
         k++;
@@ -36,11 +39,18 @@ static void expect_words(const char *line, const char *const *want)
 /* Splits `line`, which must fail with exactly `msg`. */
 static void expect_error(const char *line, const char *msg)
 {
-    char **argv = NULL, *store = NULL, err[256] = "";
-    int n = batch_split(line, &argv, &store, err, sizeof err);
+    char **argv = NULL, *store = NULL;
+    nb_error err;
+    nb_error_clear(&err);
+    int n = batch_split(line, &argv, &store, &err);
     if (n >= 0)
         fail_msg("'%s': %d words, want the error '%s'", line, n, msg);
-    assert_string_equal(err, msg);
+    assert_int_equal(err.status, NB_EUSAGE);
+    assert_string_equal(err.message, msg);
+    /* the column is also the error's place */
+    int col = 0;
+    assert_int_equal(sscanf(msg, "column %d:", &col), 1);
+    assert_int_equal(err.col, col);
 }
 
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -146,8 +156,10 @@ static void test_limits(void **state)
         line[2 * i + 1] = ' ';
     }
     line[2 * N - 1] = '\0';
-    char **argv = NULL, *store = NULL, err[256] = "";
-    int n = batch_split(line, &argv, &store, err, sizeof err);
+    char **argv = NULL, *store = NULL;
+    nb_error err;
+    nb_error_clear(&err);
+    int n = batch_split(line, &argv, &store, &err);
     assert_int_equal(n, N);
     for (size_t i = 0; i < N; i++)
         if (argv[i][0] != (char)('a' + i % 26) || argv[i][1] != '\0')
@@ -160,7 +172,7 @@ static void test_limits(void **state)
     for (size_t i = 0; i + 3 <= 2 * N - 1; i += 3)
         memcpy(line + i, "'' ", 3);
     line[(2 * N - 1) / 3 * 3 - 1] = '\0';
-    n = batch_split(line, &argv, &store, err, sizeof err);
+    n = batch_split(line, &argv, &store, &err);
     assert_int_equal(n, (2 * N - 1) / 3);
     for (int i = 0; i < n; i++)
         assert_string_equal(argv[i], "");
@@ -176,7 +188,7 @@ static void test_limits(void **state)
     memset(word + 1, 'x', big);
     word[big + 1] = '"';
     word[big + 2] = '\0';
-    n = batch_split(word, &argv, &store, err, sizeof err);
+    n = batch_split(word, &argv, &store, &err);
     assert_int_equal(n, 1);
     assert_int_equal(strlen(argv[0]), big);
     assert_null(argv[1]);

@@ -386,11 +386,11 @@ static void log_undo(void)
  * would (rdpmc 2, the MSR, a callback), through the restore registry. */
 static void change_settings(void)
 {
-    char err[256];
-    if (restore_set_file(root, RDPMC, "2", err, sizeof err) != 0 ||
-        restore_set_msr(root, 0, MSR_NO, 0xF, err, sizeof err) != 0 ||
+    nb_error err;
+    if (restore_set_file(root, RDPMC, "2", &err) != 0 ||
+        restore_set_msr(root, 0, MSR_NO, 0xF, &err) != 0 ||
         restore_push_fn(log_undo) != 0) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "%s\n", err.message);
         _exit(90);
     }
 }

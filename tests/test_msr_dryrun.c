@@ -245,7 +245,7 @@ static void test_msr_event_group(void **st)
     int fd = make_tree("1");
     msr_put(fd, 0xE01, 0x5);
     nb_msr_event_list ml = {0};
-    nb_config_error e;
+    nb_error e;
     assert_int_equal(msr_config_parse_text("msr_0xE01=0x20000000.msr_700=0x408F34 msr_706 "
                                            "LLC_LOOKUP_CBO_0\n", "uncore.txt", &ml, &e), 0);
     assert_int_equal(ml.n, 1);

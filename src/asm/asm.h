@@ -2,10 +2,14 @@
  * plus nanoBench's `|n` NOPs and `n*|x|` repetition) to x86-64 machine code,
  * in-process, with the Zydis encoder.
  *
- * Stages (one file each): lexer.c (text -> tokens), parser.c (tokens ->
- * statements), encoder.c (statement -> Zydis request -> bytes; the only file
- * that includes Zydis's encoder), layout.c (labels, branch sizing, alignment,
- * repetition).  disasm.c formats bytes back to text for -print_code.
+ * This header is the module's contract; asm_internal.h holds the hand-offs
+ * between its stages: lexer.c (text -> tokens), parser.c (tokens ->
+ * statements), encoder.c with encoder_*.c (statement -> Zydis request ->
+ * bytes; the only files that use Zydis's encoder, through encoder.h),
+ * layout.c (labels, branch sizing, alignment), driven by driver.c; names.c
+ * holds the mnemonic and register names, nops.c the NOPs, diag.c the
+ * errors; disasm.c formats bytes back to text for -print_code and fault
+ * reports.
  *
  * Ownership: asm_assemble() fills an asm_code whose arrays the caller frees
  * with asm_code_free(); on error it frees everything it allocated and fills

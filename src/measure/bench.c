@@ -34,7 +34,7 @@ static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_event
     cfg->dev_root = "";
     cfg->defaults = !o->config && !o->events;
     const char *uarch = NULL;
-    nb_config_error e;
+    nb_error e;
     cfg->event_vendor = o->uarch && evdb_select(cpu, o->uarch, &uarch, &e) == 0 && uarch
                             ? evdb_uarch_vendor(uarch) : cpu->vendor;
 }
@@ -333,7 +333,8 @@ static measure_params measure_params_of(const nb_options *o)
         .n_measurements = o->n_measurements, .warm_up_count = o->warm_up_count,
         .initial_warm_up_count = o->initial_warm_up_count, .loop_count = o->loop_count,
         .alignment_offset = o->alignment_offset, .no_mem = o->no_mem, .df = o->df,
-        .debug = o->debug, .r14_size = (size_t)o->r14_size, .timeout = o->timeout,
+        .debug = o->debug, .r14_size = o->r14_size > 0 ? (size_t)o->r14_size : (size_t)1 << 20,
+        .r14_mid = o->r14_size <= 0, .timeout = o->timeout,
     };
 }
 

@@ -21,7 +21,7 @@
 
 #include "sys/cpu.h"
 #include "sys/error.h"
-#include "events/events.h"
+#include "events/config.h"
 #include "cli/options.h"
 
 typedef struct bench_code {

@@ -418,7 +418,8 @@ static void child_run(double *samples)
         .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = g_isa.bmi2,
         .avx = g_isa.avx, .avx512 = g_isa.avx512,
         .reads = reads, .n_reads = grp.n_ctr,
-        .r14 = (uintptr_t)g_areas.r14,   /* the start: [R14+addr], addr < -r14_size */
+        /* nanoBench: the middle of 1 MB; -r14_size: the start ([R14+addr]) */
+        .r14 = (uintptr_t)(g_areas.r14 + (o->r14_mid ? g_areas.r14_size / 2 : 0)),
         .rdi = (uintptr_t)(g_areas.rdi + AREA_SIZE / 2),
         .rsi = (uintptr_t)(g_areas.rsi + AREA_SIZE / 2),
         .rbp = (uintptr_t)(g_areas.rbp + AREA_SIZE / 2),

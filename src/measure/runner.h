@@ -45,6 +45,7 @@ typedef struct measure_params {
     long loop_count, alignment_offset;
     bool no_mem, df, debug;
     size_t r14_size;             /* bytes */
+    bool r14_mid;                /* R14 in the middle of its area (no -r14_size) */
     double timeout;              /* seconds, 0 = none */
 } measure_params;
 

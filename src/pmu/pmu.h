@@ -22,7 +22,7 @@
 
 #include "sys/cpu.h"
 #include "sys/error.h"
-#include "events/events.h"
+#include "events/config.h"
 
 /* Counters one measured program reads at most (codegen's CODEGEN_MAX_CTR). */
 #define PMU_MAX_GROUP_CTR 24

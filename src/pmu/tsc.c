@@ -43,7 +43,8 @@ static bool is_core_cycles(const pmu_config *cfg, const nb_event *e)
 {
     if (e->cmask || e->inv || e->edge)
         return false;
-    cpu_vendor v = cfg->event_vendor != CPU_VENDOR_UNKNOWN ? cfg->event_vendor
+    cpu_vendor v = e->table_vendor ? (cpu_vendor)e->table_vendor
+                   : cfg->event_vendor != CPU_VENDOR_UNKNOWN ? cfg->event_vendor
                    : cfg->cpu ? cfg->cpu->vendor : CPU_VENDOR_UNKNOWN;
     if (nb_event_is_msr(e))
         return false;

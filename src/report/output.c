@@ -150,11 +150,11 @@ static void flatten_rows(const jv *rec, kv_list *base)
  * fragment, a calibration and one event), lead columns first. */
 static int csv_header(nb_out *out, const record_ctx *ctx, const nb_options *o)
 {
-    nb_job t;
+    nb_run t;
     memset(&t, 0, sizeof t);
     static uint8_t byte = 0x90;
     asm_stmt st = {.offset = 0, .size = 1, .line = 1, .col = 1, .text = (char *)"nop"};
-    for (int i = 0; i < FRAG_COUNT; i++) {
+    for (int i = 0; i < NB_FRAG_MAX; i++) {
         t.fr[i].asm_text = "nop";
         t.fr[i].code.bytes = &byte;
         t.fr[i].code.size = 1;
@@ -258,7 +258,7 @@ static void csv_record(nb_out *out, const jv *rec)
 
 /* ---- text ---- */
 
-static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_job *j,
+static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
                         int status, const char *message)
 {
     if (out->batch)
@@ -273,7 +273,7 @@ static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o,
 
 /* The record, written and flushed with nb's signals held: a SIGINT (or any
  * signal that ends nb) waits until the record is whole on its way out. */
-static int write_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_job *j,
+static int write_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
                         int status, const char *message)
 {
     if (out->fmt == OUTPUT_TEXT) {
@@ -301,7 +301,7 @@ static int write_record(nb_out *out, const record_ctx *ctx, const nb_options *o,
     return 0;
 }
 
-int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_job *j,
+int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
                int status, const char *message)
 {
     sigset_t old;

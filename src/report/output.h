@@ -36,7 +36,7 @@ void out_init(nb_out *out, nb_output fmt, FILE *f, bool batch);
 
 /* One benchmark's result (status 0) or failure.  Returns 0, or NB_ESYSTEM
  * when the output cannot be written (a closed pipe, a full disk). */
-int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_job *j,
+int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
                int status, const char *message);
 
 void out_free(nb_out *out);

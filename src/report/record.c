@@ -122,7 +122,7 @@ static jv *hex_of(const uint8_t *b, size_t n)
     return v;
 }
 
-static jv *fragment_json(const job_fragment *fr)
+static jv *fragment_json(const run_fragment *fr)
 {
     const asm_code *c = &fr->code;
     if (!fr->asm_text && !fr->code_path)
@@ -225,7 +225,7 @@ static jv *events_json(const bench_result *r)
     return a;
 }
 
-jv *record_build(const record_ctx *ctx, const nb_options *o, const nb_job *j, int status,
+jv *record_build(const record_ctx *ctx, const nb_options *o, const nb_run *j, int status,
                  const char *message)
 {
     jv *r = jv_obj();
@@ -244,8 +244,8 @@ jv *record_build(const record_ctx *ctx, const nb_options *o, const nb_job *j, in
         jv_set(e, "message", jv_str(message ? message : ""));
     }
     jv *code = jv_set(r, "code", jv_obj());
-    for (int i = 0; i < FRAG_COUNT; i++)
-        jv_set(code, job_fragment_names[i], j ? fragment_json(&j->fr[i]) : jv_null());
+    for (int i = 0; i < NB_FRAG_MAX; i++)
+        jv_set(code, run_fragment_names[i], j ? fragment_json(&j->fr[i]) : jv_null());
     jv *opts = jv_obj();
     if (o)
         options_each(o, option_json, opts);

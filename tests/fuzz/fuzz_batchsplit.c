@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/batch.h"
+#include "sys/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -48,8 +49,10 @@ static char *requote(char **argv, int n, int dbl)
 
 static void same_words(char **a, int na, const char *line)
 {
-    char **b = NULL, *store = NULL, err[256] = "";
-    int nb = batch_split(line, &b, &store, err, sizeof err);
+    char **b = NULL, *store = NULL;
+    nb_error err;
+    nb_error_clear(&err);
+    int nb = batch_split(line, &b, &store, &err);
     if (nb != na)
         abort();
     for (int i = 0; i < na; i++)
@@ -68,13 +71,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     line[size] = '\0';
     size_t len = strlen(line);
 
-    char **argv = NULL, *store = NULL, err[256] = "";
-    int n = batch_split(line, &argv, &store, err, sizeof err);
+    char **argv = NULL, *store = NULL;
+    nb_error err;
+    nb_error_clear(&err);
+    int n = batch_split(line, &argv, &store, &err);
     if (n < 0) {
         size_t col = 0;
         char q = 0, tail[32] = "";
-        if (sscanf(err, "column %zu: unterminated %c quote%31s", &col, &q, tail) != 2 ||
-            col < 1 || col > len || line[col - 1] != q || (q != '\'' && q != '"'))
+        if (sscanf(err.message, "column %zu: unterminated %c quote%31s", &col, &q, tail) != 2 ||
+            col < 1 || col > len || line[col - 1] != q || (q != '\'' && q != '"') ||
+            err.col != (int)col || err.status != NB_EUSAGE)
             abort();
         free(line);
         return 0;
