@@ -53,21 +53,30 @@ static void sort(double *v, size_t n)
     }
 }
 
-void tsc_fit_log(tsc_log *l, size_t ref, double step, double *scratch, tsc_fit *f)
+void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_fit *f)
 {
     memset(f, 0, sizeof *f);
     f->runs = l->n;
     if (l->n == 0)
         return;
-    for (size_t r = 0; r < l->n; r++)
-        scratch[r] = l->v[r * l->n_ctr + ref];
-    sort(scratch, l->n);
-    double low = scratch[(l->n - 1) / 4];
-    f->limit = low + fmax(4 * step, 0.1 * fabs(low));
+    double limit[PMU_MAX_GROUP_CTR] = {0};
+    for (size_t c = 0; c < l->n_ctr; c++) {
+        limit[c] = INFINITY;
+        if (!(judged >> c & 1))
+            continue;
+        for (size_t r = 0; r < l->n; r++)
+            scratch[r] = l->v[r * l->n_ctr + c];
+        sort(scratch, l->n);
+        double low = scratch[(l->n - 1) / 4];
+        limit[c] = low + fmax(4 * step, 0.1 * fabs(low));
+    }
+    f->limit = limit[0];
     double sum[PMU_MAX_GROUP_CTR] = {0}, sq[PMU_MAX_GROUP_CTR] = {0};
     for (size_t r = 0; r < l->n; r++) {
         const double *v = l->v + r * l->n_ctr;
-        l->keep[r] = v[ref] <= f->limit;
+        l->keep[r] = 1;
+        for (size_t c = 0; c < l->n_ctr; c++)
+            l->keep[r] &= v[c] <= limit[c];
         if (!l->keep[r])
             continue;
         f->kept++;
@@ -75,6 +84,10 @@ void tsc_fit_log(tsc_log *l, size_t ref, double step, double *scratch, tsc_fit *
             sum[c] += v[c];
             sq[c] += v[c] * v[c];
         }
+    }
+    if (f->kept == 0) {   /* no run below every bound at once: judge none */
+        tsc_fit_log(l, 0, step, scratch, f);
+        return;
     }
     /* the rounding of a reading to a step: uniform, sd step / sqrt(12),
      * for each of the two reads of a run */

@@ -39,10 +39,12 @@ typedef struct tsc_fit {
 bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample);
 
 /* Which runs are undisturbed (l->keep) and their means: noise only adds
- * time, so a run is kept up to max(4 TSC steps, 10 %) above the lowest
- * quarter of the runs of counter `ref`; the standard error counts at least
- * the rounding of a TSC step (step: ticks).  `scratch` holds l->n doubles. */
-void tsc_fit_log(tsc_log *l, size_t ref, double step, double *scratch, tsc_fit *f);
+ * time, so a run is kept when every counter of `judged` (bit c: counter c;
+ * the clock's reads, each of which an interrupt can hit on its own) reads
+ * at most max(4 TSC steps, 10 %) above the lowest quarter of its runs; the
+ * standard error counts at least the rounding of a TSC step (step: ticks).
+ * `scratch` holds l->n doubles.  f->limit: counter 0's bound. */
+void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_fit *f);
 
 /* The value of sample i of counter c (out[c * n + i]): the mean of its
  * kept runs, or the program's mean where an interrupt or preemption spoiled

@@ -129,15 +129,6 @@ void cal_points(const cal_progs *cp, double *v, size_t n)
         v[i] = cal_point_n(cp, CAL_REPS);
 }
 
-static void cal_free(cal_progs *cp)
-{
-    for (size_t k = 0; k < cp->n; k++) {
-        codegen_free(&cp->ch[k].a);
-        codegen_free(&cp->ch[k].b);
-    }
-    cp->n = 0;
-}
-
 /* The ADD chain, and the IMUL chain with its latency in whole cycles as
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
  * chain is left out if that does not come out a plausible whole number. */
@@ -319,14 +310,15 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
                                                               : tmp[c][0];
 }
 
-/* The first counter read with rdtsc: the one whose runs decide which are
- * undisturbed (the others are read in the same runs). */
-static size_t ref_counter(size_t n_ctr, const pmu_counter *ctr)
+/* The counters read with rdtsc (a bit each): the ones whose runs decide
+ * which are undisturbed. */
+static uint32_t clock_counters(size_t n_ctr, const pmu_counter *ctr)
 {
+    uint32_t m = 0;
     for (size_t c = 0; c < n_ctr; c++)
         if (ctr[c].read == PMU_READ_RDTSC)
-            return c;
-    return 0;
+            m |= UINT32_C(1) << c;
+    return m;
 }
 
 /* The clock from the chains' runs so far (tsc_chain_fit): the chain that
@@ -358,9 +350,9 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
 {
     static double scratch[TSC_LOG_DOUBLES];
     tsc_fit f[2];
-    size_t ref = ref_counter(w->n_ctr, w->ctr);
+    uint32_t judged = clock_counters(w->n_ctr, w->ctr);
     for (int r = 0; r < 2; r++) {
-        tsc_fit_log(&rs[r].log, ref, w->cp->step, scratch, &f[r]);
+        tsc_fit_log(&rs[r].log, judged, w->cp->step, scratch, &f[r]);
         o->runs[r] = f[r].runs;
         o->kept[r] = f[r].kept;
     }
@@ -506,23 +498,6 @@ void cal_dither_setup(cal_progs *cp)
         if (t1 > t0 && 4000.0 / (double)(t1 - t0) > cp->spin_per_tick)
             cp->spin_per_tick = 4000.0 / (double)(t1 - t0);
     }
-}
-
-static void run_plain(const codegen_prog *p, bool calibration)
-{
-    (void)calibration;
-    codegen_call(p);
-}
-
-double runner_calibrate_once(void)
-{
-    cal_progs cp;
-    if (cal_build(&cp, run_plain, 0, NULL))
-        return 0;
-    double v[CAL_POINTS];
-    cal_points(&cp, v, CAL_POINTS);
-    cal_free(&cp);
-    return stats_median(v, CAL_POINTS);
 }
 
 /* Busy-wait SPIN_NS so the core leaves any idle frequency, timing the TSC on

@@ -1,12 +1,13 @@
-/* nb bench: see bench.h.  The glue between options, backend, runner and
- * statistics; the only place that knows the order of the whole run. */
+/* nb session: see session.h.  The glue between options, backend, the
+ * measuring process and statistics; the only place that knows the order of
+ * the whole run. */
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "events/evdb.h"
 #include "harness/codegen.h"
 #include "pmu/common.h"
@@ -16,7 +17,7 @@
 #include "sys/error.h"
 #include "sys/fileio.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/stats.h"
 #include "sys/status.h"
 
@@ -78,7 +79,7 @@ static double std_error(const double *v, size_t n)
 
 /* The half-width of e's value before normalization (see
  * bench_event_result.uncertainty). */
-static double raw_uncertainty(const bench_event_result *e, const runner_output *ro, size_t k)
+static double raw_uncertainty(const bench_event_result *e, const worker_output *ro, size_t k)
 {
     if (e->exact)
         return 0;
@@ -90,15 +91,18 @@ static double raw_uncertainty(const bench_event_result *e, const runner_output *
                          std_error(e->samples[1], e->n_samples));
 }
 
-/* Whether e is pinned down (see bench_event_result.uncertain); a warning
- * where not. */
-static void judge_uncertainty(bench_event_result *e, double norm, double per_copy, bool works)
+/* Whether e is pinned down (see bench_event_result.uncertain); where not,
+ * a warning on text output (JSON and CSV carry the flag). */
+static void judge_uncertainty(bench_event_result *e, double norm, double per_copy, bool works,
+                              bool text)
 {
     if (e->unavailable || !isfinite(e->uncertainty))
         return;
     double v = e->value * norm / per_copy, u = e->uncertainty * norm / per_copy;
     bool impossible = e->estimated && works && v + u < 0;
     e->uncertain = u > bench_tolerance(v) || impossible;
+    if (!text)
+        return;
     if (impossible)
         nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
                 "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
@@ -108,7 +112,7 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
                 "or -loop_count)", e->name, v, u);
 }
 
-static int add_results(const nb_options *o, const runner_output *ro, size_t group, size_t n,
+static int add_results(const nb_options *o, const worker_output *ro, size_t group, size_t n,
                        bool stepped, bench_result *r, double norm, double per_copy, bool works)
 {
     bench_event_result *ev = realloc(r->ev, (r->n_ev + ro->n_ctr) * sizeof *ev);
@@ -131,20 +135,20 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
             nb_warn("%s: not read: %s", e->name, pmu_lost_text((pmu_lost)e->lost));
         }
         e->group = group;
-        e->n_samples = n;
         r->n_ev++;
+        if (e->unavailable)   /* no samples kept: -config all names hundreds of these */
+            continue;
+        e->n_samples = n;
         for (int run = 0; run < 2; run++) {
             if (!(e->samples[run] = malloc(n * sizeof(double))))
                 return NB_ENOMEM;
             memcpy(e->samples[run], ro->samples[run] + k * n, n * sizeof(double));
         }
-        if (e->unavailable)
-            continue;
         for (int run = 0; run < 2; run++)
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;
         e->uncertainty = raw_uncertainty(e, ro, k) / norm;
-        judge_uncertainty(e, norm, per_copy, works);
+        judge_uncertainty(e, norm, per_copy, works, o->output == OUTPUT_TEXT);
         /* -range: the widest per-copy difference the samples allow (second
          * run's min minus first run's max, and the reverse), so the range
          * always contains the aggregate. */
@@ -169,9 +173,9 @@ static bool group_reads_anything(const pmu_group *g)
     return false;
 }
 
-/* The runner's output for a group of events none of which can be counted
+/* The worker's output for a group of events none of which can be counted
  * (over: a group the emulator was to count, but not within its budget). */
-static int unavailable_output(const pmu_group *g, long n, bool over, runner_output *ro)
+static int unavailable_output(const pmu_group *g, long n, bool over, worker_output *ro)
 {
     memset(ro, 0, sizeof *ro);
     ro->n_ctr = g->n_ctr;
@@ -180,7 +184,7 @@ static int unavailable_output(const pmu_group *g, long n, bool over, runner_outp
     for (int r = 0; r < 2; r++)
         ro->samples[r] = calloc(g->n_ctr * (size_t)n + 1, sizeof(double));
     if (!ro->ctr || !ro->overflow || !ro->samples[0] || !ro->samples[1]) {
-        runner_output_free(ro);
+        worker_output_free(ro);
         return NB_ENOMEM;
     }
     memcpy(ro->ctr, g->ctr, g->n_ctr * sizeof *g->ctr);
@@ -190,7 +194,7 @@ static int unavailable_output(const pmu_group *g, long n, bool over, runner_outp
     return 0;
 }
 
-static void add_calibration(bench_result *r, const runner_output *ro, double **all,
+static void add_calibration(bench_result *r, const worker_output *ro, double **all,
                             size_t *n_all)
 {
     if (ro->n_cal == 0)
@@ -284,9 +288,9 @@ static void drop_plan(bench_session *s)
 static void drop_backend(bench_session *s)
 {
     /* the measuring process first: restore_all() below would kill it
-     * behind the runner's back (its kill_child entry), and the next run
+     * behind the worker's back (its kill_child entry), and the next run
      * would post to a dead process */
-    runner_stop();
+    worker_stop();
     drop_plan(s);
     while (restore_pending() > s->restore_mark)
         restore_all();
@@ -312,7 +316,7 @@ void bench_session_free(bench_session *s)
 {
     if (!s)
         return;
-    runner_stop();
+    worker_stop();
     drop_backend(s);
     free(s);
 }
@@ -463,7 +467,7 @@ static bool surely_over_budget(const pmu_group *g, const bench_code *c, const lo
 
 /* tsc+emu gave up stepping a group: its events are unavailable, and
  * -backend emu would count them. */
-static void note_over_budget(const runner_output *ro, unsigned long budget)
+static void note_over_budget(const worker_output *ro, unsigned long budget)
 {
     size_t n = 0;
     const char *first = "";
@@ -535,7 +539,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     bool fresh = true;
     for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
         const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
-        runner_job job = {
+        worker_request job = {
             .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]}, .loops = {out->loops[0], out->loops[1]},
@@ -546,13 +550,13 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         if (opened && opened->once)
             job.p.n_measurements = 1;
         memcpy(job.frag, frag, sizeof frag);
-        runner_output ro;
+        worker_output ro;
         bool over = surely_over_budget(opened, c, copies, out->loops);
         bool runs = (!opened || group_reads_anything(opened)) && !over;
         if (!runs)
             rc = unavailable_output(opened, job.p.n_measurements, over, &ro);
         else
-            rc = runner_run(&job, &ro, err);
+            rc = worker_run(&job, &ro, err);
         fresh &= !runs;
         if (rc == NB_ENOMEM && !err->message[0])
             nb_error_set(err, rc, "out of memory");
@@ -566,7 +570,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
                 note_over_budget(&ro, opened->step_budget);
             else
                 out->steps += ro.steps;
-            runner_output_free(&ro);
+            worker_output_free(&ro);
         }
     }
     free(cal_all);
