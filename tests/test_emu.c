@@ -28,7 +28,7 @@
 #include "asm/asm.h"
 #include "harness/codegen.h"
 #include "events/evdb.h"
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "pmu/emu.h"
 #include "pmu/emu_step.h"
 #include "sys/status.h"
@@ -232,8 +232,8 @@ static uint8_t *assemble(const char *text, size_t *len, asm_code *keep)
     *len = 0;
     if (!text)
         return NULL;
-    asm_error e;
-    if (asm_assemble(text, keep, &e) != 0)
+    nb_error e;
+    if (asm_assemble(text, "asm", keep, &e) != 0)
         fail_msg("cannot assemble '%s': %s", text, e.message);
     *len = keep->size;
     return keep->bytes;

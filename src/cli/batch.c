@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "cli/run.h"
 #include "lib/clock.h"
 #include "report/output.h"

@@ -34,7 +34,7 @@
 #include "measure/fault.h"
 #include "pmu/advice.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/sandbox.h"
 #include "measure/stats.h"
 #include "measure/step.h"
@@ -50,7 +50,7 @@ bool g_debug_shown;
 /* Child: how it was started (child_main's argument). */
 static child_start g_start;
 
-/* The run cannot go on: the error to the parent (runner_run), then exit. */
+/* The run cannot go on: the error to the parent (worker_run), then exit. */
 static _Noreturn void child_fail(const nb_error *e)
 {
     g_hdr->status = e->status ? e->status : NB_ESYSTEM;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/text.h"
 #include "sys/status.h"
 
 void out_init(nb_out *out, nb_output fmt, FILE *f, bool batch)

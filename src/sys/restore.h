@@ -45,7 +45,7 @@ void restore_all(void);
 size_t restore_pending(void);
 
 /* SIGINT, SIGTERM, SIGHUP: say "nb: stopped by SIGx" on stderr, restore_all()
- * (which also kills and reaps a measuring child, see runner.c), then die of
+ * (which also kills and reaps a measuring child, see measure/worker.c), then die of
  * the same signal. */
 void restore_install_signals(void);
 

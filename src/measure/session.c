@@ -1,12 +1,13 @@
-/* nb bench: see bench.h.  The glue between options, backend, runner and
- * statistics; the only place that knows the order of the whole run. */
+/* nb session: see session.h.  The glue between options, backend, the
+ * measuring process and statistics; the only place that knows the order of
+ * the whole run. */
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "events/evdb.h"
 #include "harness/codegen.h"
 #include "pmu/common.h"
@@ -14,7 +15,7 @@
 #include "pmu/pmu.h"
 #include "sys/error.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/stats.h"
 #include "sys/status.h"
 
@@ -60,7 +61,7 @@ static int plan_copies(const nb_options *o, const bench_code *c, long copies[2],
     return 0;
 }
 
-static int add_results(const nb_options *o, const runner_output *ro, size_t group, size_t n,
+static int add_results(const nb_options *o, const worker_output *ro, size_t group, size_t n,
                        bool stepped, bench_result *r, double norm)
 {
     bench_event_result *ev = realloc(r->ev, (r->n_ev + ro->n_ctr) * sizeof *ev);
@@ -113,9 +114,9 @@ static bool group_reads_anything(const pmu_group *g)
     return false;
 }
 
-/* The runner's output for a group of events none of which can be counted
+/* The worker's output for a group of events none of which can be counted
  * (over: a group the emulator was to count, but not within its budget). */
-static int unavailable_output(const pmu_group *g, long n, bool over, runner_output *ro)
+static int unavailable_output(const pmu_group *g, long n, bool over, worker_output *ro)
 {
     memset(ro, 0, sizeof *ro);
     ro->n_ctr = g->n_ctr;
@@ -124,7 +125,7 @@ static int unavailable_output(const pmu_group *g, long n, bool over, runner_outp
     for (int r = 0; r < 2; r++)
         ro->samples[r] = calloc(g->n_ctr * (size_t)n + 1, sizeof(double));
     if (!ro->ctr || !ro->overflow || !ro->samples[0] || !ro->samples[1]) {
-        runner_output_free(ro);
+        worker_output_free(ro);
         return NB_ENOMEM;
     }
     memcpy(ro->ctr, g->ctr, g->n_ctr * sizeof *g->ctr);
@@ -134,7 +135,7 @@ static int unavailable_output(const pmu_group *g, long n, bool over, runner_outp
     return 0;
 }
 
-static void add_calibration(bench_result *r, const runner_output *ro, double **all,
+static void add_calibration(bench_result *r, const worker_output *ro, double **all,
                             size_t *n_all)
 {
     if (ro->n_cal == 0)
@@ -221,9 +222,9 @@ static void drop_plan(bench_session *s)
 static void drop_backend(bench_session *s)
 {
     /* the measuring process first: restore_all() below would kill it
-     * behind the runner's back (its kill_child entry), and the next run
+     * behind the worker's back (its kill_child entry), and the next run
      * would post to a dead process */
-    runner_stop();
+    worker_stop();
     drop_plan(s);
     while (restore_pending() > s->restore_mark)
         restore_all();
@@ -249,7 +250,7 @@ void bench_session_free(bench_session *s)
 {
     if (!s)
         return;
-    runner_stop();
+    worker_stop();
     drop_backend(s);
     free(s);
 }
@@ -395,7 +396,7 @@ static bool surely_over_budget(const pmu_group *g, const long loops[2])
 
 /* tsc+emu gave up stepping a group: its events are unavailable, and
  * -backend emu would count them. */
-static void note_over_budget(const runner_output *ro, unsigned long budget)
+static void note_over_budget(const worker_output *ro, unsigned long budget)
 {
     size_t n = 0;
     const char *first = "";
@@ -467,7 +468,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     bool fresh = true;
     for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
         const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
-        runner_job job = {
+        worker_request job = {
             .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]}, .loops = {out->loops[0], out->loops[1]},
@@ -478,13 +479,13 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         if (opened && opened->once)
             job.p.n_measurements = 1;
         memcpy(job.frag, frag, sizeof frag);
-        runner_output ro;
+        worker_output ro;
         bool over = surely_over_budget(opened, out->loops);
         bool runs = (!opened || group_reads_anything(opened)) && !over;
         if (!runs)
             rc = unavailable_output(opened, job.p.n_measurements, over, &ro);
         else
-            rc = runner_run(&job, &ro, err);
+            rc = worker_run(&job, &ro, err);
         fresh &= !runs;
         if (rc == NB_ENOMEM && !err->message[0])
             nb_error_set(err, rc, "out of memory");
@@ -498,7 +499,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
                 note_over_budget(&ro, opened->step_budget);
             else
                 out->emu_instructions += ro.retired, out->emu_traps += ro.steps;
-            runner_output_free(&ro);
+            worker_output_free(&ro);
         }
     }
     free(cal_all);

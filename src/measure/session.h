@@ -1,8 +1,11 @@
-/* nb bench: one measurement, from code bytes and events to per-copy figures.
+/* nb session: the measuring session, one benchmark at a time from code
+ * bytes and events to per-copy figures (bench_*: a benchmark's code, its
+ * result).
  *
- * bench_run() is the entry point main calls: it picks the backend
- * (-backend, else the best usable one), splits the events into groups,
- * and for each group runs the generated code in a pinned child (runner.c):
+ * bench_run() measures one benchmark in a session of its own: it picks the
+ * backend (-backend, else the best usable one), splits the events into
+ * groups, and for each group runs the generated code in the measuring
+ * process (worker.h):
  * run(unroll_count) and run(2 x unroll_count) (-basic_mode: 0 and
  * unroll_count), each warm_up_count discarded runs then n_measurements kept
  * ones.  The result of an event is (agg(second) - agg(first)) /
@@ -11,8 +14,8 @@
  * restore.h and is undone before bench_run returns.
  *
  * The bench_result owns its arrays; free it with bench_result_free(). */
-#ifndef NB_BENCH_H
-#define NB_BENCH_H
+#ifndef NB_MEASURE_SESSION_H
+#define NB_MEASURE_SESSION_H
 
 #include <stdbool.h>
 #include <stddef.h>
