@@ -73,7 +73,9 @@ typedef struct bench_result {
     size_t n_groups;
     long copies[2];                  /* local unroll count of the two runs */
     long loops[2];                   /* their loop counts (-basic_mode: 0 for the first) */
-    unsigned long long steps;        /* instructions the emulator stepped (0: none) */
+    /* The emulator's work (pmu/emu_step.h): instructions it counted in the
+     * measured runs, and the traps that took (0, 0: it did not run). */
+    unsigned long long emu_instructions, emu_traps;
     double normalization;            /* the divisor (1 with -no_normalization) */
     bench_calibration cal;
 } bench_result;

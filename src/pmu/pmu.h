@@ -106,7 +106,7 @@ typedef struct pmu_group {
     bool stepped;
     bool once;               /* one measurement per program: the counts do not
                                 depend on timing (the emu backend) */
-    unsigned long step_budget;   /* most instructions stepped for the group, 0:
+    unsigned long step_budget;   /* most traps of the stepper for the group, 0:
                                     no limit (tsc+emu keeps a run short) */
 } pmu_group;
 
