@@ -503,6 +503,34 @@ static void test_unavailable_and_rep(void **st)
                  "LS_DISPATCH.STORE_DISPATCH=5.00,EX_RET_BRN_MISP=-,LS_NOT_HALTED_CYC=-");
 }
 
+/* What stepping must not change or miscount: PUSHF sees no TF, POPF does
+ * not end the stepping, the instruction in MOV SS's shadow (no trap of its
+ * own) is retired, a LOOP that jumps to itself is three branches and not a
+ * REP, a REP string with RCX = 0 runs no iteration, -debug's int3 (in
+ * both programs) cancels. */
+static void test_special_instructions(void **st)
+{
+    (void)st;
+    if (!can_step())
+        skip();
+    nb_options o = defaults();
+    o.unroll_count = 10;
+    spec s = {.events = ZEN_BR};
+    s.code = "pushfq; pop rax; bt eax, 8; jc 1f; nop; 1:";
+    check(&s, o, "EX_RET_INSTR=5.00,EX_RET_BRN_TKN=0.00,LS_DISPATCH.STORE_DISPATCH=1.00");
+    s.code = "pushfq; popfq; nop";
+    check(&s, o, "EX_RET_INSTR=3.00,LS_DISPATCH.LD_DISPATCH=1.00");
+    s.code = "mov eax, ss; mov ss, eax; jmp 1f; nop; 1:";
+    check(&s, o, "EX_RET_INSTR=3.00,EX_RET_BRN=1.00,EX_RET_BRN_TKN=1.00");
+    s.code = "mov ecx, 3; 1: loop 1b";
+    check(&s, o, "EX_RET_INSTR=4.00,EX_RET_BRN=3.00,EX_RET_BRN_TKN=2.00");
+    s.code = "xor ecx, ecx; mov rsi, r14; mov rdi, r14; rep movsb";
+    check(&s, o, "EX_RET_INSTR=4.00,LS_DISPATCH.LD_DISPATCH=0.00,LS_DISPATCH.STORE_DISPATCH=0.00");
+    s.code = "nop";
+    o.debug = true;
+    check(&s, o, "EX_RET_INSTR=1.00,EX_RET_BRN=0.00");
+}
+
 /* ---- the oracle: the msr backend against the emulator ---- */
 
 static void test_oracle_intel(void **st)
@@ -604,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_initial_warm_up),
         cmocka_unit_test(test_pause_resume),
         cmocka_unit_test(test_unavailable_and_rep),
+        cmocka_unit_test(test_special_instructions),
         cmocka_unit_test(test_oracle_intel),
         cmocka_unit_test(test_oracle_amd),
         cmocka_unit_test(test_oracle_aggregates),
