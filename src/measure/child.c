@@ -157,9 +157,7 @@ static int child_isolate(pid_t parent, int sock)
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (getppid() != parent)
         _exit(1);   /* nb died before the line above */
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
+    restore_child_signals();
     int null_in = open("/dev/null", O_RDONLY), null_out = open("/dev/null", O_WRONLY);
     if (null_in >= 0)
         dup2(null_in, STDIN_FILENO);
