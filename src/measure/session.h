@@ -1,4 +1,11 @@
-/* nb session: the measuring session, one benchmark at a time from code
+/* Folder measure/: running a benchmark and turning readings into results.
+ * The session (this header) picks the backend and the event groups and
+ * normalizes the results; the measuring process runs the generated code
+ * pinned, apart from nb (worker.h: nb's side; child.c, step.c, trap.c,
+ * gdb.c and sandbox.c: its side; worker_shared.h: what crosses fork()); a
+ * fault in it becomes one message (fault.h); stats.h aggregates.
+ *
+ * nb session: the measuring session, one benchmark at a time from code
  * bytes and events to per-copy figures (bench_*: a benchmark's code, its
  * result).
  *

@@ -1,4 +1,10 @@
-/* nb pmu: one interface, four counter backends.
+/* Folder pmu/: the counters.  One interface (this header) and each backend
+ * whole in its own files: perf_event+rdpmc, msr+rdpmc, the calibrated TSC
+ * with its method, the emulated PMU; what perf and msr share (common.h);
+ * errno turned into advice in one place (advice.h).  A backend fills the
+ * caller's nb_error when it cannot do something.
+ *
+ * nb pmu: one interface, four counter backends.
  *
  *   perf.c  perf_event_open per event + rdpmc in the generated code
  *   msr.c   IA32_PERFEVTSELx / AMD PERF_CTL via /dev/cpu/N/msr + rdpmc
