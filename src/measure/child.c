@@ -527,6 +527,7 @@ static void child_run(double *samples)
     if (w->stepped) {
         step_measure(rs, o->warm_up_count, n, grp.n_ctr, grp.ctr, h->overflow, w->step_budget, &so);
         h->steps = so.steps;
+        h->retired = so.retired;
         h->step_over = so.over;
     } else {
         /* a result per execution of the code: the second program's

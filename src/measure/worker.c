@@ -279,7 +279,7 @@ static void worker_post(const worker_request *job)
     w->opened = job->opened != NULL;
     w->stepped = job->opened && job->opened->stepped;
     w->step_budget = job->opened ? job->opened->step_budget : 0;
-    h->steps = 0;
+    h->steps = h->retired = 0;
     h->step_over = false;
     if (job->opened) {
         h->n_ctr = job->opened->n_ctr;
@@ -441,6 +441,7 @@ int worker_run(const worker_request *job, worker_output *out, nb_error *err)
             }
             out->alu_slowdown = h->alu_slowdown;
             out->steps = h->steps;
+            out->retired = h->retired;
             out->step_over = h->step_over;
         }
     }
