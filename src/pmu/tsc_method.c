@@ -189,6 +189,7 @@ typedef struct tsc_work {
     bool *ovf;
     bool logged;             /* runs go to the logs (see TSC_LOG_DOUBLES) */
     unsigned phase;          /* the dither's counter */
+    size_t inner;            /* runs per sample of the first pass, 0: not sized yet */
     /* each chain's runs: ticks of its short and long program, and their
      * single readings, ticks per core cycle (reported) */
     double *cal_a[2], *cal_b[2], *cal[2];
@@ -283,8 +284,13 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
         rs->run(rs->p, false);
         if (cp) {
             double took = (double)(clock_tsc() - t0);
-            if (first_pass && i == 0 && r == 0)
-                runs = rs->inner = inner_runs(rs, took, n, w);
+            /* sized on the first run of the second program (the longer),
+             * the first program gets as many: both weigh in the difference */
+            if (first_pass && i == 0 && r == 0) {
+                if (!w->inner)
+                    w->inner = inner_runs(rs, took, n, w);
+                runs = rs->inner = w->inner;
+            }
             for (size_t c = 0; c < w->n_ctr; c++)
                 v[c] = w->ctr[c].read == PMU_READ_NONE ? 0
                                                          : counter_diff(rs->p, w->ctr, c, &w->ovf[c]);
@@ -453,11 +459,11 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         out->logged = true;
         if (estimate(rs, &w, goal, out) || (double)(clock_tsc() - t0) > goal->budget_ticks)
             break;
-        /* the runs the estimate says are needed (at least as many again, at
-         * most 4 times), as far as the logs hold them */
+        /* the runs the estimate says are needed (a quarter more at least,
+         * at most 4 times as many again), as far as the logs hold them */
         size_t have = rs[0].log.n > rs[1].log.n ? rs[0].log.n : rs[1].log.n;
         size_t room = (rs[0].log.cap - have) / (size_t)n;
-        double want = fmin(fmax(out->need - 1, 1), 4) * (double)have / (double)n;
+        double want = fmin(fmax(out->need - 1, 0.25), 4) * (double)have / (double)n;
         size_t more = want < (double)room ? (size_t)ceil(want) : room;
         if (more == 0)
             break;
