@@ -6,9 +6,12 @@
  *   accuracy_ref CODE_HEX INIT_HEX COPIES0 LOOP0 COPIES1 LOOP1 NORM [SECONDS]
  *     -> "ref <cycles per copy> <half-width> add_ratio <r> imul_ratio <r> calls <n>"
  *
- * Each program is nanoBench's shape (after an lfence, COPIES copies of the
- * code, in a loop of LOOP iterations where LOOP > 0), one execution a call,
- * timed by rdtsc around it: how a measurement runs it.  (Repeating it
+ * Each program is nanoBench's shape and order (registers set, the init
+ * code, the first read of two counters as its generated code reads them,
+ * COPIES copies of the code on a 64-byte boundary, in a loop of LOOP
+ * iterations where LOOP > 0, the second read), one execution a call: how a
+ * measurement runs it (100 NOPs read 25 cycles between plain lfence;rdtsc
+ * pairs and 21 between these reads).  (Repeating it
  * inside one call is not the same code: 2,000 straight NOPs ran at 8 a
  * cycle when looped over and at 4 when run once from a call, on a Zen 5
  * guest.)  The two programs are called alternately for SECONDS (default
@@ -16,9 +19,10 @@
  * that calls start at every phase of the TSC's coarse steps and their mean
  * resolves below one; a call's time is kept when within max(100 ticks,
  * 10 %) of the median (an interrupt or a preemption drops out).  The clock:
- * every 64 calls, two pairs of loops whose difference is 50,000 chained ADDs
- * (1 cycle) and IMULs (3), the fastest call of each (a chain can only be
- * slowed), the smaller of the two ratios.  The half-width is three
+ * every 16 calls, two pairs of loops whose difference is 10,000 chained ADDs
+ * (1 cycle) and IMULs (3), their means kept the same way (over the same
+ * stretch as the programs, so a frequency that moves averages alike), the
+ * smaller of the two ratios (a chain can only be slowed).  The half-width is three
  * standard errors of the difference of the two means.  Registers the code
  * may not use: R11, R13, R15 (R14 points into a zeroed 1 MiB area, as
  * nb's does).  Pins itself to CPU 0 unless REF_CPU is set. */
@@ -38,7 +42,7 @@ typedef struct prog {
     void (*fn)(void);
 } prog;
 
-static uint64_t g_slot[8];
+static uint64_t g_slot[8];   /* 1-3: parked registers; 4-7: the reads */
 static uint8_t *g_area;
 
 static void put(prog *p, const void *b, size_t n)
@@ -57,19 +61,33 @@ static void put_imm64(prog *p, const uint8_t op[2], uint64_t v)
     put(p, &v, 8);
 }
 
-static void put_tsc_into_rax(prog *p)
+/* One read of the clock as nanoBench's generated code makes it for a
+ * group of two counters (nb's CORE_CYCLES and RDTSC): RAX, RCX, RDX parked,
+ * then twice lfence; rdtsc; lfence and the halves stored, then the three
+ * put back.  Slot 4 + 2 * k + j (8 bytes each) of g_slot gets read j of
+ * reading k. */
+static void put_read(prog *p, int k)
 {
-    static const uint8_t b[] = {0x0F, 0xAE, 0xE8,         /* lfence */
-                                0x0F, 0x31,               /* rdtsc */
-                                0x48, 0xC1, 0xE2, 0x20,   /* shl rdx, 32 */
-                                0x48, 0x09, 0xD0};        /* or rax, rdx */
-    put(p, b, sizeof b);
+    static const uint8_t mov_r11[2] = {0x49, 0xBB};
+    put_imm64(p, mov_r11, (uint64_t)(uintptr_t)g_slot);
+    static const uint8_t park[] = {0x49, 0x89, 0x43, 8, 0x49, 0x89, 0x4B, 16, 0x49, 0x89, 0x53, 24};
+    put(p, park, sizeof park);
+    for (int j = 0; j < 2; j++) {
+        uint8_t d = (uint8_t)(32 + 16 * k + 8 * j);
+        const uint8_t rd[] = {0x0F, 0xAE, 0xE8, 0x0F, 0x31, 0x0F, 0xAE, 0xE8,
+                              0x41, 0x89, 0x43, d, 0x41, 0x89, 0x53, (uint8_t)(d + 4)};
+        put(p, rd, sizeof rd);
+    }
+    static const uint8_t back[] = {0x49, 0x8B, 0x43, 8, 0x49, 0x8B, 0x4B, 16, 0x49, 0x8B, 0x53, 24};
+    put(p, back, sizeof back);
 }
 
-/* The program: REPS x {lfence; [mov r15, LOOP]; COPIES x code; [dec r15;
- * jnz]}, timed as a whole; the ticks land in g_slot[0]. */
+/* The program, in nanoBench's order: registers set, the init code,
+ * [mov r15, LOOP], NOPs so that the first copy lies on a 64-byte boundary
+ * after the first read, the first read, COPIES x code [dec r15; jnz], the
+ * second read. */
 static void build(prog *p, const uint8_t *code, size_t len, const uint8_t *init,
-                  size_t init_len, long copies, long loop, long reps)
+                  size_t init_len, long copies, long loop)
 {
     p->cap = (size_t)copies * len + init_len + 4096;
     p->mem = mmap(NULL, p->cap, PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -81,59 +99,47 @@ static void build(prog *p, const uint8_t *code, size_t len, const uint8_t *init,
     p->len = 0;
     static const uint8_t push[] = {0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57};
     put(p, push, sizeof push);
-    static const uint8_t mov_r14[2] = {0x49, 0xBE}, mov_r11[2] = {0x49, 0xBB},
-                         mov_r13[2] = {0x49, 0xBD};
+    static const uint8_t mov_r14[2] = {0x49, 0xBE};
     put_imm64(p, mov_r14, (uint64_t)(uintptr_t)(g_area + (1 << 19)));
     static const uint8_t zero[] = {0x31, 0xC0, 0x31, 0xDB, 0x31, 0xC9, 0x31, 0xD2, 0x31, 0xF6,
                                    0x31, 0xFF, 0x45, 0x31, 0xC0, 0x45, 0x31, 0xC9, 0x45, 0x31,
                                    0xD2, 0x45, 0x31, 0xE4};
     put(p, zero, sizeof zero);
-    put_imm64(p, mov_r13, (uint64_t)reps);
-    put_tsc_into_rax(p);
-    put_imm64(p, mov_r11, (uint64_t)(uintptr_t)g_slot);
-    static const uint8_t store[] = {0x49, 0x89, 0x03};   /* mov [r11], rax */
-    put(p, store, sizeof store);
     put(p, init, init_len);
-    size_t outer = p->len;
-    static const uint8_t lfence[] = {0x0F, 0xAE, 0xE8};
-    put(p, lfence, sizeof lfence);
     if (loop > 0) {
         static const uint8_t mov_r15[] = {0x49, 0xC7, 0xC7};   /* mov r15, imm32 */
         int32_t l = (int32_t)loop;
         put(p, mov_r15, sizeof mov_r15);
         put(p, &l, 4);
     }
-    while (p->len % 64)
+    size_t at = p->len;
+    put_read(p, 0);
+    size_t read_len = p->len - at;
+    p->len = at;
+    while ((p->len + read_len) % 64)
         put(p, "\x90", 1);
+    put_read(p, 0);
     size_t inner = p->len;
     for (long i = 0; i < copies; i++)
         put(p, code, len);
-    static const uint8_t dec_r15[] = {0x49, 0xFF, 0xCF}, dec_r13[] = {0x49, 0xFF, 0xCD},
-                         jnz[] = {0x0F, 0x85};
-    int32_t rel;
     if (loop > 0) {
+        static const uint8_t dec_r15[] = {0x49, 0xFF, 0xCF}, jnz[] = {0x0F, 0x85};
         put(p, dec_r15, sizeof dec_r15);
         put(p, jnz, 2);
-        rel = (int32_t)((long)inner - (long)(p->len + 4));
+        int32_t rel = (int32_t)((long)inner - (long)(p->len + 4));
         put(p, &rel, 4);
     }
-    put(p, dec_r13, sizeof dec_r13);
-    put(p, jnz, 2);
-    rel = (int32_t)((long)outer - (long)(p->len + 4));
-    put(p, &rel, 4);
-    put_tsc_into_rax(p);
-    put_imm64(p, mov_r11, (uint64_t)(uintptr_t)g_slot);
-    static const uint8_t sub_store[] = {0x49, 0x2B, 0x03, 0x49, 0x89, 0x03};
-    put(p, sub_store, sizeof sub_store);
+    put_read(p, 1);
     static const uint8_t pop[] = {0x41, 0x5F, 0x41, 0x5E, 0x41, 0x5D, 0x41, 0x5C, 0x5D, 0x5B, 0xC3};
     put(p, pop, sizeof pop);
     p->fn = (void (*)(void))(void *)p->mem;
 }
 
+/* A call's ticks: the second reading's first read minus the first's. */
 static double run(const prog *p)
 {
     p->fn();
-    return (double)g_slot[0];
+    return (double)(g_slot[6] - g_slot[4]);
 }
 
 static size_t unhex(const char *s, uint8_t **out)
@@ -206,17 +212,16 @@ int main(int argc, char **argv)
 
     prog m[2], cal[2][2];
     for (int r = 0; r < 2; r++)
-        build(&m[r], code, len, init, init_len, copies[r], loops[r], 1);
+        build(&m[r], code, len, init, init_len, copies[r], loops[r]);
     static const uint8_t add[] = {0x48, 0x01, 0xC0}, imul[] = {0x48, 0x0F, 0xAF, 0xC0};
-    build(&cal[0][0], add, sizeof add, NULL, 0, 100, 500, 1);
-    build(&cal[0][1], add, sizeof add, NULL, 0, 200, 500, 1);
-    build(&cal[1][0], imul, sizeof imul, NULL, 0, 100, 500, 1);
-    build(&cal[1][1], imul, sizeof imul, NULL, 0, 200, 500, 1);
-    const double ops = 100.0 * 500.0;
+    build(&cal[0][0], add, sizeof add, NULL, 0, 100, 100);
+    build(&cal[0][1], add, sizeof add, NULL, 0, 200, 100);
+    build(&cal[1][0], imul, sizeof imul, NULL, 0, 100, 100);
+    build(&cal[1][1], imul, sizeof imul, NULL, 0, 200, 100);
+    const double ops = 100.0 * 100.0;
 
-    static double t[2][MAX_CALLS];
-    double best[4] = {1e300, 1e300, 1e300, 1e300};
-    size_t n = 0;
+    static double t[2][MAX_CALLS], ct[4][MAX_CALLS / 16 + 1];
+    size_t n = 0, nc = 0;
     for (int w = 0; w < 10; w++)
         run(&m[0]), run(&m[1]);
     double t0 = now();
@@ -228,17 +233,22 @@ int main(int argc, char **argv)
                 ;
             t[r][n] = run(&m[r]);
         }
-        if (n % 64 == 0)
-            for (int k = 0; k < 4; k++) {
-                double c = run(&cal[k / 2][k % 2]);
-                best[k] = c < best[k] ? c : best[k];
-            }
+        if (n % 16 == 0) {
+            for (int k = 0; k < 4; k++)
+                ct[k][nc] = run(&cal[k / 2][k % 2]);
+            nc++;
+        }
         n++;
     }
     double mean[2], se[2];
     for (int r = 0; r < 2; r++)
         window_mean(t[r], n, &mean[r], &se[r]);
-    double ra = (best[1] - best[0]) / ops, ri = (best[3] - best[2]) / (3 * ops);
+    /* the chains' means as the programs', over the same stretch of time:
+     * the clock a frequency that moves in the meantime averages to */
+    double cm[4], cse[4];
+    for (int k = 0; k < 4; k++)
+        window_mean(ct[k], nc, &cm[k], &cse[k]);
+    double ra = (cm[1] - cm[0]) / ops, ri = (cm[3] - cm[2]) / (3 * ops);
     double ratio = ra < ri ? ra : ri;
     double v = (mean[1] - mean[0]) / norm / ratio;
     double hw = 3 * sqrt(se[0] * se[0] + se[1] * se[1]) / norm / ratio;
