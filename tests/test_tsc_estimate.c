@@ -101,6 +101,26 @@ static void test_sample_spoiled_entirely_gets_the_mean(void **state)
     assert_float_equal(out[2], 1000.0, 1e-9);
 }
 
+/* Runs that spread over the window (long code whose speed depends on a
+ * shared cache): the window decides the mean, and says by how much; runs
+ * in one tight cluster leave nothing to decide. */
+static void test_window_ambiguity(void **state)
+{
+    (void)state;
+    tsc_log l = {.v = v, .sample = smp, .keep = keep, .cap = MAX_RUNS, .n_ctr = 2};
+    for (int r = 0; r < 400; r++) {
+        double x = 150000 + 400 * (r % 100);   /* 150,000 .. 189,600 evenly */
+        double run[2] = {x, x};
+        tsc_log_add(&l, run, (uint32_t)(r % 10));
+    }
+    tsc_fit f;
+    tsc_fit_log(&l, 3, STEP, scratch, &f);
+    assert_true(f.ambiguity[0] > 2000);
+    tsc_log m = make_log(400, 10, 150000, 0, 0);
+    tsc_fit_log(&m, 3, STEP, scratch, &f);
+    assert_true(f.ambiguity[0] < 1);
+}
+
 /* An interrupt between the two counters' reads of a run hits one of them
  * only: the run is dropped for both. */
 static void test_each_clock_read_is_judged(void **state)
@@ -165,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_disturbed_runs_are_dropped),
         cmocka_unit_test(test_sample_spoiled_entirely_gets_the_mean),
         cmocka_unit_test(test_each_clock_read_is_judged),
+        cmocka_unit_test(test_window_ambiguity),
         cmocka_unit_test(test_log_full),
         cmocka_unit_test(test_chain_fit),
         cmocka_unit_test(test_half_width_and_tolerance),

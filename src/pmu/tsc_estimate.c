@@ -6,7 +6,7 @@
  * program's cache traffic.  Nothing makes a run faster than the code runs.
  * So the undisturbed runs are the lowest ones, and the estimate of a
  * program is the mean of the runs near the bottom: within max(4 TSC steps,
- * 10 %) above the lowest quarter of all its runs.  The lowest quarter and
+ * 10 %: TSC_WINDOW) above the lowest quarter of all its runs.  The lowest quarter and
  * not the minimum: a TSC step makes single readings one step low, and some
  * code has rare fast runs of its own.  4 steps cover the two readings a
  * step rounds a run to; 10 % the code's own run-to-run variation, which a
@@ -15,7 +15,10 @@
  * interrupt in all but long code (microseconds) lies beyond it.
  * The mean, not a lower quantile: the readings are rounded to TSC steps,
  * and only their mean over runs that start at every phase of a step (the
- * tsc method spreads them) is unbiased. */
+ * tsc method spreads them) is unbiased.  Where the runs spread so that the
+ * window decides (2 MB of code streamed from a shared L3: runs 154,000 to
+ * 417,000 ticks), the means with a third and twice the window say by how
+ * much, and that counts as uncertainty. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,38 +56,54 @@ static void sort(double *v, size_t n)
     }
 }
 
+/* The sums over the runs every judged counter reads at most max(4 steps,
+ * rel) above its lowest quarter (low[c]) at; how many; which (keep, if
+ * not NULL). */
+static size_t window_sums(const tsc_log *l, uint32_t judged, const double *low, double step,
+                          double rel, double *sum, double *sq, uint8_t *keep)
+{
+    double limit[PMU_MAX_GROUP_CTR];
+    for (size_t c = 0; c < l->n_ctr; c++) {
+        limit[c] = judged >> c & 1 ? low[c] + fmax(4 * step, rel * fabs(low[c])) : INFINITY;
+        sum[c] = sq[c] = 0;
+    }
+    size_t kept = 0;
+    for (size_t r = 0; r < l->n; r++) {
+        const double *v = l->v + r * l->n_ctr;
+        bool in = true;
+        for (size_t c = 0; c < l->n_ctr; c++)
+            in &= v[c] <= limit[c];
+        if (keep)
+            keep[r] = in;
+        if (!in)
+            continue;
+        kept++;
+        for (size_t c = 0; c < l->n_ctr; c++) {
+            sum[c] += v[c];
+            sq[c] += v[c] * v[c];
+        }
+    }
+    return kept;
+}
+
 void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_fit *f)
 {
     memset(f, 0, sizeof *f);
     f->runs = l->n;
     if (l->n == 0)
         return;
-    double limit[PMU_MAX_GROUP_CTR] = {0};
+    double low[PMU_MAX_GROUP_CTR] = {0};
     for (size_t c = 0; c < l->n_ctr; c++) {
-        limit[c] = INFINITY;
         if (!(judged >> c & 1))
             continue;
         for (size_t r = 0; r < l->n; r++)
             scratch[r] = l->v[r * l->n_ctr + c];
         sort(scratch, l->n);
-        double low = scratch[(l->n - 1) / 4];
-        limit[c] = low + fmax(4 * step, 0.1 * fabs(low));
+        low[c] = scratch[(l->n - 1) / 4];
     }
-    f->limit = limit[0];
-    double sum[PMU_MAX_GROUP_CTR] = {0}, sq[PMU_MAX_GROUP_CTR] = {0};
-    for (size_t r = 0; r < l->n; r++) {
-        const double *v = l->v + r * l->n_ctr;
-        l->keep[r] = 1;
-        for (size_t c = 0; c < l->n_ctr; c++)
-            l->keep[r] &= v[c] <= limit[c];
-        if (!l->keep[r])
-            continue;
-        f->kept++;
-        for (size_t c = 0; c < l->n_ctr; c++) {
-            sum[c] += v[c];
-            sq[c] += v[c] * v[c];
-        }
-    }
+    f->limit = low[0] + fmax(4 * step, TSC_WINDOW * fabs(low[0]));
+    double sum[PMU_MAX_GROUP_CTR], sq[PMU_MAX_GROUP_CTR];
+    f->kept = window_sums(l, judged, low, step, TSC_WINDOW, sum, sq, l->keep);
     if (f->kept == 0) {   /* no run below every bound at once: judge none */
         tsc_fit_log(l, 0, step, scratch, f);
         return;
@@ -100,6 +119,15 @@ void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_
         if (f->kept > 1)
             var *= k / (k - 1);
         f->se[c] = sqrt(fmax(var, q * q) / k);
+    }
+    /* where the runs do not fall into one cluster and the disturbed ones
+     * apart, the window decides the mean: how much a narrower or a wider
+     * one would move it is an uncertainty of its own */
+    static const double alt[2] = {TSC_WINDOW / 3, TSC_WINDOW * 2};
+    for (int a = 0; a < 2; a++) {
+        size_t ka = window_sums(l, judged, low, step, alt[a], sum, sq, NULL);
+        for (size_t c = 0; ka && c < l->n_ctr; c++)
+            f->ambiguity[c] = fmax(f->ambiguity[c], fabs(sum[c] / (double)ka - f->mean[c]));
     }
 }
 

@@ -28,9 +28,15 @@ typedef struct tsc_log {
 
 /* One program: the mean of its kept runs per counter and its standard
  * error; the runs kept, of how many; the longest reading kept. */
+/* The window above the lowest quarter of the runs that holds the
+ * undisturbed ones (at least 4 TSC steps). */
+#define TSC_WINDOW 0.1
+
 typedef struct tsc_fit {
     double mean[PMU_MAX_GROUP_CTR];
     double se[PMU_MAX_GROUP_CTR];
+    /* how far the mean moves with a third or twice the window */
+    double ambiguity[PMU_MAX_GROUP_CTR];
     size_t kept, runs;
     double limit;
 } tsc_fit;
@@ -41,8 +47,9 @@ bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample);
 /* Which runs are undisturbed (l->keep) and their means: noise only adds
  * time, so a run is kept when every counter of `judged` (bit c: counter c;
  * the clock's reads, each of which an interrupt can hit on its own) reads
- * at most max(4 TSC steps, 10 %) above the lowest quarter of its runs; the
- * standard error counts at least the rounding of a TSC step (step: ticks).
+ * at most max(4 TSC steps, TSC_WINDOW) above the lowest quarter of its runs;
+ * the standard error counts at least the rounding of a TSC step (step:
+ * ticks); the ambiguity, how much the window decides.
  * `scratch` holds l->n doubles.  f->limit: counter 0's bound. */
 void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_fit *f);
 

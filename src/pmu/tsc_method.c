@@ -370,7 +370,8 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
     for (size_t c = 0; c < w->n_ctr; c++) {
         size_t n = rs[0].n;
         o->diff[c] = f[1].mean[c] - f[0].mean[c];
-        o->unc[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]);
+        o->unc[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]) + f[0].ambiguity[c] +
+                    f[1].ambiguity[c];
         o->agg_off[c] = fabs(stats_aggregate(rs[1].samples + c * n, n, (nb_agg)g->agg) -
                              stats_aggregate(rs[0].samples + c * n, n, (nb_agg)g->agg) -
                              o->diff[c]);
@@ -386,7 +387,7 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
         double tol = tsc_tolerance(v);
         pinned &= u <= tol;
         /* the runs the statistical part needs to come within most of the
-         * tolerance: it shrinks with their root */
+         * tolerance: it shrinks with their root (the window's part may not) */
         double stat = o->unc[c] / o->ratio / g->execs;
         if (u > tol && stat > 0)
             need = fmax(need, (stat / (0.7 * tol)) * (stat / (0.7 * tol)));
