@@ -370,8 +370,8 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
     for (size_t c = 0; c < w->n_ctr; c++) {
         size_t n = rs[0].n;
         o->diff[c] = f[1].mean[c] - f[0].mean[c];
-        o->unc[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]) + f[0].ambiguity[c] +
-                    f[1].ambiguity[c];
+        double amb = f[0].ambiguity[c] + f[1].ambiguity[c];
+        o->unc[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]) + amb;
         o->agg_off[c] = fabs(stats_aggregate(rs[1].samples + c * n, n, (nb_agg)g->agg) -
                              stats_aggregate(rs[0].samples + c * n, n, (nb_agg)g->agg) -
                              o->diff[c]);
@@ -386,6 +386,9 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
                    g->execs;
         double tol = tsc_tolerance(v);
         pinned &= u <= tol;
+        /* more runs do not settle which runs were disturbed */
+        if (amb / o->ratio / g->execs > tol)
+            need = INFINITY;
         /* the runs the statistical part needs to come within most of the
          * tolerance: it shrinks with their root (the window's part may not) */
         double stat = o->unc[c] / o->ratio / g->execs;
@@ -458,7 +461,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         }
         out->passes = (size_t)pass + 1;
         out->logged = true;
-        if (estimate(rs, &w, goal, out) || (double)(clock_tsc() - t0) > goal->budget_ticks)
+        if (estimate(rs, &w, goal, out) || !isfinite(out->need) ||
+            (double)(clock_tsc() - t0) > goal->budget_ticks)
             break;
         /* the runs the estimate says are needed (a quarter more at least,
          * at most 4 times as many again), as far as the logs hold them */
