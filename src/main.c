@@ -19,7 +19,7 @@
 #include "cli/options.h"
 #include "cli/run.h"
 #include "events/evdb.h"
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "mess/mess.h"
 #include "report/fingerprint.h"
 #include "report/output.h"

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "cli/run.h"
 #include "lib/clock.h"
 #include "report/output.h"

@@ -79,7 +79,7 @@ static const opt_def opts[] = {
     {"events", OPT_STRING, OFF(events), 0, 0, 0, NULL, EXT, "<names>", "events by name from the embedded table, comma separated"},
     {"uarch", OPT_STRING, OFF(uarch), 0, 0, 0, NULL, EXT, "<name>", "use this microarchitecture's table instead of CPUID's"},
     /* repetition */
-    {"n_measurements", OPT_LONG, OFF(n_measurements), 0, 1, 1000000, NULL, NB, "<n>", "measurements per run() (default 10)"},
+    {"n_measurements", OPT_LONG, OFF(n_measurements), 0, 1, 1000000, NULL, NB, "<n>", "measurements per run() (default 10; emulated counts take one: they do not depend on timing)"},
     {"unroll_count", OPT_LONG, OFF(unroll_count), 0, 1, 100000000, NULL, NB, "<n>", "copies of the code in the inner loop (default 1000)"},
     {"loop_count", OPT_LONG, OFF(loop_count), 0, 0, 1000000000, NULL, NB, "<n>", "inner loop iterations, counted in R15 which the code must not touch (default 0: no loop)"},
     {"warm_up_count", OPT_LONG, OFF(warm_up_count), 0, 0, 1000000, NULL, NB, "<n>", "discarded runs before measuring, per run() (default 5)"},
@@ -105,7 +105,7 @@ static const opt_def opts[] = {
     {"debug", OPT_FLAG, OFF(debug), 0, 0, 0, NULL, NB, NULL, "stop before the second counter read and show the registers"},
     {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "R14's memory area, K/M/G suffixes: R14 at its start (default: 1M, R14 in its middle)"},
     {"timeout", OPT_DOUBLE, OFF(timeout), 0, 0, 86400, NULL, EXT, "<sec>", "stop a benchmark that runs longer (default 60)"},
-    {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc"},
+    {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc|emu", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc, emu (exact counts of retired instructions, branches, loads and stores by stepping the code)"},
     /* nb's actions */
     {"dry_run", OPT_FLAG, OFF(dry_run), 0, 0, 0, NULL, EXT, NULL, "print every perf_event_attr / MSR write nb would make, then exit"},
     {"emit", OPT_STRING, OFF(emit), 0, 0, 0, NULL, EXT, "<file>", "assemble -asm only, write its bytes to file ('-': hex on stdout)"},

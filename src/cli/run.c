@@ -21,19 +21,6 @@
 const char *const run_fragment_names[NB_FRAG_MAX] = {"code", "init", "late_init",
                                                      "one_time_init"};
 
-/* The one place an assembler error becomes the nb_error the rest of nb
- * sees: the fragment's option (or -asm @FILE's file) is its origin. */
-static int assemble(const char *text, const char *origin, asm_code *out, nb_error *err)
-{
-    asm_error e;
-    int rc = asm_assemble(text, out, &e);
-    if (rc == 0)
-        return 0;
-    nb_error_at(err, rc, origin, e.line, e.line > 0 ? e.col : 0, "%s", e.message);
-    snprintf(err->source, sizeof err->source, "%s", e.source);
-    return rc;
-}
-
 static int fragment_load(run_fragment *fr, nb_error *err)
 {
     if (fr->asm_text && fr->asm_text[0] == '@') {
@@ -44,12 +31,12 @@ static int fragment_load(run_fragment *fr, nb_error *err)
             snprintf(err->origin, sizeof err->origin, "-%s", fr->origin);
             return rc;
         }
-        rc = assemble(text, fr->asm_text + 1, &fr->code, err);
+        rc = asm_assemble(text, fr->asm_text + 1, &fr->code, err);
         free(text);
         return rc ? NB_EINPUT : 0;
     }
     if (fr->asm_text)
-        return assemble(fr->asm_text, fr->origin, &fr->code, err) ? NB_EINPUT : 0;
+        return asm_assemble(fr->asm_text, fr->origin, &fr->code, err) ? NB_EINPUT : 0;
     if (fr->code_path) {
         char *buf;
         size_t len;
@@ -158,11 +145,14 @@ static int check_uarch_vendor(const nb_options *o, const cpu_info *cpu, const ch
     if (!be && o->backend != PMU_BACKEND_AUTO)
         be = o->backend == PMU_BACKEND_PERF ? "perf" : o->backend == PMU_BACKEND_MSR ? "msr"
                                                                                    : NULL;
-    if (!be || strcmp(be, "tsc") == 0 || evdb_uarch_vendor(uarch) == cpu->vendor)
+    /* the clock and the emulator program nothing: any table runs there */
+    bool programs_pmu = be && (strncmp(be, "perf", 4) == 0 || strncmp(be, "msr", 3) == 0);
+    if (!programs_pmu || evdb_uarch_vendor(uarch) == cpu->vendor)
         return 0;
     return nb_error_set(err, NB_EUSAGE, "-uarch %s: its events are %s events and this CPU is "
                         "%s; the %s backend would program them into %s registers (use "
-                        "-dry_run to see their encoding, or -backend tsc)", o->uarch,
+                        "-dry_run to see their encoding, -backend emu to count its "
+                        "architectural events, or -backend tsc)", o->uarch,
                         cpu_vendor_name(evdb_uarch_vendor(uarch)), cpu_vendor_name(cpu->vendor),
                         be, cpu_vendor_name(cpu->vendor));
 }

@@ -17,7 +17,7 @@
 #include "cli/options.h"
 #include "events/config.h"
 #include "harness/fragment.h"
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "sys/cpu.h"
 #include "sys/error.h"
 

@@ -289,6 +289,56 @@ int evdb_default_events(const char *uarch, cpu_vendor vendor, nb_event_list *out
     return evdb_arch_events(vendor, out);
 }
 
+static bool codes_match(const nb_event *ev, uint16_t evtsel, uint8_t umask, uint8_t cmask,
+                        bool any, bool edge, bool inv)
+{
+    return ev->evtsel == evtsel && ev->umask == umask && ev->cmask == cmask && ev->any == any &&
+           ev->edge == edge && ev->inv == inv;
+}
+
+size_t evdb_names_for_codes(const char *uarch, cpu_vendor vendor, const nb_event *ev,
+                            const char **names, size_t max)
+{
+    size_t n = 0;
+    if (ev->has_msr_3f6h || ev->has_msr_pf || ev->has_msr_rsp0 || ev->has_msr_rsp1)
+        return 0;
+    if (!uarch) {
+        const arch_event *a = vendor == CPU_VENDOR_INTEL ? intel_arch : amd_arch;
+        size_t na = vendor == CPU_VENDOR_INTEL ? sizeof intel_arch / sizeof *intel_arch
+                  : vendor == CPU_VENDOR_AMD   ? sizeof amd_arch / sizeof *amd_arch
+                                               : 0;
+        for (size_t i = 0; i < na; i++)
+            if (codes_match(ev, a[i].evtsel, a[i].umask, 0, false, false, false)) {
+                if (n < max)
+                    names[n] = a[i].name;
+                n++;
+            }
+        return n;
+    }
+    for (size_t i = 0; i < evdb_n_tables; i++) {
+        const evdb_table_def *t = &evdb_tables[i];
+        if (strcmp(t->uarch, uarch) != 0)
+            continue;
+        for (uint32_t k = 0; k < t->count; k++) {
+            const evdb_ev *e = &evdb_tab_events[t->first + k];
+            if ((e->flags & (EVDB_F_MSR_3F6H | EVDB_F_MSR_PF | EVDB_F_MSR_RSP0 | EVDB_F_MSR_RSP1)) ||
+                !codes_match(ev, e->evtsel, e->umask, e->cmask, e->flags & EVDB_F_ANY,
+                             e->flags & EVDB_F_EDGE, e->flags & EVDB_F_INV))
+                continue;
+            const char *name = evdb_strings + e->name;
+            bool seen = false;   /* the common set repeats the full set's names */
+            for (size_t j = 0; j < n && j < max && !seen; j++)
+                seen = strcmp(names[j], name) == 0;
+            if (seen)
+                continue;
+            if (n < max)
+                names[n] = name;
+            n++;
+        }
+    }
+    return n;
+}
+
 /* ---- lookup ---- */
 
 /* The event of the uarch's full set whose name (any letter case) is the

@@ -1,4 +1,10 @@
-/* nb evdb: the event tables compiled into nb, addressed by CPU and by name.
+/* Folder events/: what a performance event is and where nb finds one:
+ * nanoBench's config syntax and the nb_event type (config.h), and the
+ * tables baked at build time from data/, looked up by CPU and by name with
+ * the closest names for a typo (this header).  Events here are
+ * descriptions; programming them is pmu/'s.
+ *
+ * nb evdb: the event tables compiled into nb, addressed by CPU and by name.
  *
  * Owns: choosing a table for a cpu_info (vendor, family, model, stepping,
  * hybrid core type), the default (common) and full sets of a table, event
@@ -50,6 +56,14 @@ int evdb_events(const char *uarch, evdb_set set, nb_event_list *out);
  * the name is no such table. */
 int evdb_config_path_events(const char *path, nb_event_list *out, const char **table);
 size_t evdb_count(const char *uarch, evdb_set set);
+
+/* The names a table gives events with ev's codes: event select, umask,
+ * counter mask, edge, invert and AnyThread equal, no extra MSR (a counter
+ * pin, CTR=, is not compared).  uarch NULL: the vendor's architectural
+ * events (evdb_arch_events).  Up to max names into names[] (static
+ * strings); returns how many there are in all. */
+size_t evdb_names_for_codes(const char *uarch, cpu_vendor vendor, const nb_event *ev,
+                            const char **names, size_t max);
 
 /* Architectural events for a CPU no table covers: Intel's CPUID leaf 0xA
  * events, AMD's cycles and retired instructions; none for other vendors. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/text.h"
 #include "sys/restore.h"
 #include "sys/status.h"
 

@@ -175,6 +175,13 @@ static jv *backend_json(const bench_result *r)
     jv_push(l, jv_int(r->loops[0]));
     jv_push(l, jv_int(r->loops[1]));
     jv_set(b, "normalization", jv_num(r->normalization));
+    if (r->emu_traps) {
+        jv *e = jv_set(b, "emulator", jv_obj());
+        jv_set(e, "instructions", jv_int((long long)r->emu_instructions));
+        jv_set(e, "traps", jv_int((long long)r->emu_traps));
+    } else {
+        jv_set(b, "emulator", jv_null());
+    }
     /* Resolution of one reading, and of one result (divided by the
      * normalization).  A counter counts single events; the tsc backend
      * reads TSC ticks, each worth 1/ticks_per_cycle core cycles. */
@@ -217,6 +224,7 @@ static jv *events_json(const bench_result *r)
         jv *f = jv_set(o, "flags", jv_obj());
         jv_set(f, "unavailable", jv_bool(e->unavailable));
         jv_set(f, "estimated", jv_bool(e->estimated));
+        jv_set(f, "exact", jv_bool(e->exact));
         jv_set(f, "overflow", jv_bool(e->overflow));
         jv_set(f, "lost", e->lost == PMU_LOST_MOVED ? jv_str("moved")
                           : e->lost == PMU_LOST_MULTIPLEXED ? jv_str("multiplexed") : jv_null());

@@ -50,7 +50,7 @@ size_t restore_pending(void);
  * SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT, SIGRTMIN..SIGRTMAX) but the faults of
  * nb's own code: say "nb: stopped by SIGx" on stderr (SIGPIPE: nothing, the
  * reader of nb's output is gone), restore_all() (which also kills and reaps a
- * measuring child, see worker.c), then die of the same signal, without a
+ * measuring child, see measure/worker.c), then die of the same signal, without a
  * core file.  A signal nb was started with ignored stays ignored (nohup).
  * Once per process; later calls do nothing. */
 void restore_install_signals(void);
