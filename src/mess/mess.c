@@ -336,7 +336,7 @@ static void summary(const mess_result *r, const opts *o)
     if (!isnan(r->peak_bw)) {
         printf("mess: peak bandwidth: %.2f GB/s (%d%% read, pad %d), latency there %.1f ns\n",
                r->peak_bw, r->peak_mix, r->peak_pad, r->peak_ns);
-        if (!isnan(r->lat90_ns))
+        if (!isnan(r->lat90_ns) && r->npad >= 2)
             printf("mess: latency at 90%% of peak (%.2f GB/s): %.1f ns\n", 0.9 * r->peak_bw,
                    r->lat90_ns);
         else
