@@ -119,7 +119,7 @@ static void fingerprint(mess_machine *m, int cpu)
     m->smt = buf[0] == '1' ? 1 : buf[0] == '0' ? 0 : -1;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
     file_read_line("", path, m->governor, sizeof m->governor);
-    m->llc_bytes = mess_llc_bytes(&m->llc_source);
+    m->llc_bytes = cpu_llc_bytes(&m->llc_source);
 }
 
 static size_t mem_available(void)
@@ -336,7 +336,7 @@ static void summary(const mess_result *r, const opts *o)
     if (!isnan(r->peak_bw)) {
         printf("mess: peak bandwidth: %.2f GB/s (%d%% read, pad %d), latency there %.1f ns\n",
                r->peak_bw, r->peak_mix, r->peak_pad, r->peak_ns);
-        if (!isnan(r->lat90_ns))
+        if (!isnan(r->lat90_ns) && r->npad >= 2)
             printf("mess: latency at 90%% of peak (%.2f GB/s): %.1f ns\n", 0.9 * r->peak_bw,
                    r->lat90_ns);
         else

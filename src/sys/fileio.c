@@ -14,7 +14,7 @@ int file_read_all(const char *path, size_t max, bool text, char **out,
     bool is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f)
-        return nb_error_set(err, NB_EINPUT, "%s: %s", path, strerror(errno));
+        return nb_error_set(err, NB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
     int rc = 0;
