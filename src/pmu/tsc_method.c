@@ -386,8 +386,10 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
                    g->execs;
         double tol = tsc_tolerance(v);
         pinned &= u <= tol;
-        /* more runs do not settle which runs were disturbed */
-        if (amb / o->ratio / g->execs > tol)
+        /* more runs do not settle which runs were disturbed, once there
+         * are enough to show the spread (a few slowed runs among 20 can
+         * make the window look decisive by chance) */
+        if (amb / o->ratio / g->execs > tol && f[0].runs >= TSC_AMBIGUOUS_RUNS)
             need = INFINITY;
         /* the runs the statistical part needs to come within most of the
          * tolerance: it shrinks with their root (the window's part may not) */

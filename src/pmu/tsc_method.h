@@ -93,6 +93,9 @@ typedef struct cal_progs {
 #define TSC_CAL_MAX 4096
 /* How long measuring again may take, after the first pass (tsc_goal). */
 #define TSC_BUDGET_NS 200e6
+/* Runs of a program after which a window that still decides the estimate
+ * (tsc_fit.ambiguity) beyond the tolerance stops measuring again. */
+#define TSC_AMBIGUOUS_RUNS 200
 
 /* What a tsc measurement aims for: every estimated-cycles value per
  * execution of the code within tsc_tolerance(); after the first pass over
