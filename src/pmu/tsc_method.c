@@ -13,13 +13,17 @@
  * how much slower the ADD chain ran is reported
  * (bench_calibration.alu_slowdown).  Calibration runs are interleaved with
  * the benchmark's own runs (see measure()), the two chains taking turns
- * after each pair of samples, and the samples of a run are divided by the
- * smaller of the chains' medians over that run: measured in the same
- * milliseconds, so frequency changes between runs are followed, while one
- * disturbed calibration cannot become a sample of its own (which -min and
- * -max would then pick).  Means
- * over many runs, with outliers dropped (robust_mean), resolve far below
- * the coarse steps a VM's TSC may advance in. */
+ * after each pair of samples, so frequency changes are followed; each
+ * chain's short and long program runs are judged as the benchmark's
+ * (tsc_chain_fit), and the samples are divided by the clock found.
+ *
+ * Runs: every run is dithered over a TSC step (dither()), checked for an
+ * impossible reading, and logged; the estimate over all of them
+ * (tsc_estimate.h) keeps the undisturbed ones and says how uncertain the
+ * difference of the two programs is, and measure() makes further passes
+ * while it is not within the tolerance (tsc_goal).  Where the samples are
+ * too many for the log, each is the robust mean of its own runs, as
+ * before. */
 
 #include <math.h>
 #include <stdint.h>
@@ -367,6 +371,7 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
     clock_fit(w, o);
     bool pinned = true;
     double need = 1;
+    o->clock_matters = false;
     for (size_t c = 0; c < w->n_ctr; c++) {
         size_t n = rs[0].n;
         o->diff[c] = f[1].mean[c] - f[0].mean[c];
@@ -386,6 +391,8 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
                    g->execs;
         double tol = tsc_tolerance(v);
         pinned &= u <= tol;
+        o->clock_matters |= fabs(o->diff[c]) * o->ratio_hw / o->ratio / o->ratio / g->execs >
+                            0.3 * tol;
         /* more runs do not settle which runs were disturbed, once there
          * are enough to show the spread (a few slowed runs among 20 can
          * make the window look decisive by chance) */
@@ -419,8 +426,11 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o)
  * slow, which made a load chain read -3.07 cycles), and a slow stretch then
  * falls on both runs, whose difference is the result, and on the clock
  * ratio they are divided by, instead of on one run only.  Then, while an
- * estimated-cycles value is not within its tolerance and the goal's budget
- * lasts, further passes over the samples with twice the runs each. */
+ * estimated-cycles value is not within its tolerance, the goal's budget
+ * lasts and the runs are fewer than TSC_MAX_GROWTH times the first pass's,
+ * further passes over the samples with the runs the estimate asks for,
+ * calibrating again only where the clock's share of the uncertainty
+ * matters. */
 int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
             const pmu_counter *ctr, bool *ovf, const tsc_goal *goal, tsc_outcome *out,
             nb_error *err)
@@ -452,16 +462,19 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         for (long i = -warm; i < 0; i++)
             sample(&rs[r], i, n, false, true, &w);
     uint64_t t0 = clock_tsc();
+    size_t first = 0;
     for (int pass = 0; w.status == 0; pass++) {
         for (long i = 0; i < n && w.status == 0; i++) {
             sample(&rs[1], i, n, false, pass == 0, &w);
-            sample(&rs[0], i, n, true, pass == 0, &w);
+            sample(&rs[0], i, n, pass == 0 || out->clock_matters, pass == 0, &w);
         }
         if (w.status || !w.logged) {
             legacy_outcome(&w, out);
             break;
         }
         out->passes = (size_t)pass + 1;
+        if (pass == 0)
+            first = rs[0].log.n > rs[1].log.n ? rs[0].log.n : rs[1].log.n;
         out->logged = true;
         if (estimate(rs, &w, goal, out) || !isfinite(out->need) ||
             (double)(clock_tsc() - t0) > goal->budget_ticks)
@@ -472,6 +485,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         size_t room = (rs[0].log.cap - have) / (size_t)n;
         double want = fmin(fmax(out->need - 1, 0.25), 4) * (double)have / (double)n;
         size_t more = want < (double)room ? (size_t)ceil(want) : room;
+        if (have + more * (size_t)n > TSC_MAX_GROWTH * first)
+            break;
         if (more == 0)
             break;
         rs[0].inner = rs[1].inner = more;

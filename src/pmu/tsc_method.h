@@ -96,6 +96,12 @@ typedef struct cal_progs {
 /* Runs of a program after which a window that still decides the estimate
  * (tsc_fit.ambiguity) beyond the tolerance stops measuring again. */
 #define TSC_AMBIGUOUS_RUNS 200
+/* Measuring again stops before a program's runs exceed this many times the
+ * first pass's: what 16 times the runs (a quarter of the statistical
+ * uncertainty) do not pin down is flagged rather than chased (fast
+ * snippets with a noisy front end took 50 times the runs, a millisecond a
+ * batch line, on a busy host). */
+#define TSC_MAX_GROWTH 16
 
 /* What a tsc measurement aims for: every estimated-cycles value per
  * execution of the code within tsc_tolerance(); after the first pass over
@@ -121,6 +127,8 @@ typedef struct tsc_outcome {
     size_t runs[2], kept[2];         /* runs made and kept per program */
     size_t passes;
     double need;                     /* runs needed over runs made (estimate) */
+    bool clock_matters;              /* the clock's share of an uncertainty is
+                                        a third of its tolerance or more */
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
 } tsc_outcome;
 
