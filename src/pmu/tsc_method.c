@@ -140,7 +140,6 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err)
 {
     cp->run = run;
     cp->step = 1;
-    cp->spin_per_tick = 0;
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
      * immediate ADDs at rename, so an immediate chain runs faster than one
      * cycle per ADD there (seen on an Emerald Rapids guest: "8.9 GHz"). A
@@ -193,6 +192,7 @@ typedef struct tsc_work {
     bool *ovf;
     bool logged;             /* runs go to the logs (see TSC_LOG_DOUBLES) */
     unsigned phase;          /* the dither's counter */
+    double spin;             /* its spin's iterations per TSC tick (spin_rate) */
     size_t inner;            /* runs per sample of the first pass, 0: not sized yet */
     /* each chain's runs: ticks of its short and long program, and their
      * single readings, ticks per core cycle (reported) */
@@ -202,19 +202,37 @@ typedef struct tsc_work {
     int status;              /* an impossible reading stops the measurement */
 } tsc_work;
 
+/* Iterations of the dither's spin per TSC tick, timed now: the core's
+ * clock moves (3.4-3.7 GHz here within seconds), and a rate from another
+ * moment spreads the runs over less or more than one step.  The fastest of
+ * three timings: an interrupt only slows one. */
+static double spin_rate(void)
+{
+    double best = 0;
+    for (int i = 0; i < 3; i++) {
+        unsigned long k = 2000;
+        uint64_t t0 = clock_tsc();
+        __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k) : : "cc");
+        uint64_t t1 = clock_tsc();
+        if (t1 > t0 && 2000.0 / (double)(t1 - t0) > best)
+            best = 2000.0 / (double)(t1 - t0);
+    }
+    return best;
+}
+
 /* Waits for the TSC to tick, then spins a fraction of a step that moves on
  * with every run (the golden ratio's multiples, which fill [0, 1) evenly at
  * any count): back-to-back runs otherwise start at the same phase of a
  * coarse TSC step again and again (seen: the 4 runs of a sample reading the
  * same 252 ticks), and their mean cannot resolve below the step.  Returns
  * the TSC at the tick, before the run. */
-static uint64_t dither(const cal_progs *cp, unsigned j)
+static uint64_t dither(const cal_progs *cp, double spin_per_tick, unsigned j)
 {
     uint64_t t0 = __rdtsc(), t;
     while ((t = __rdtsc()) == t0)
         ;
     double frac = fmod((double)j * 0.6180339887498949, 1.0);
-    unsigned long k = (unsigned long)(frac * cp->step * cp->spin_per_tick);
+    unsigned long k = (unsigned long)(frac * cp->step * spin_per_tick);
     if (k)
         __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k) : : "cc");
     return t;
@@ -257,9 +275,9 @@ static void calibrate_once(tsc_work *w, size_t k)
     const cal_chain *ch = &w->cp->ch[k];
     /* dithered as the runs are: the mean of a chain's runs resolves below a
      * step only if they start at every phase of one */
-    dither(w->cp, w->phase++);
+    dither(w->cp, w->spin, w->phase++);
     double a = cal_run_ticks(w->cp, &ch->a);
-    dither(w->cp, w->phase++);
+    dither(w->cp, w->spin, w->phase++);
     double b = cal_run_ticks(w->cp, &ch->b);
     if (w->n_cal[k] >= TSC_CAL_MAX)
         return;
@@ -284,7 +302,7 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
     }
     size_t runs = cp ? rs->inner : 1;
     for (size_t r = 0; r < runs && w->status == 0; r++) {
-        uint64_t t0 = cp ? dither(cp, w->phase++) : 0;
+        uint64_t t0 = cp ? dither(cp, w->spin, w->phase++) : 0;
         rs->run(rs->p, false);
         if (cp) {
             double took = (double)(clock_tsc() - t0);
@@ -453,6 +471,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
                 sample(&rs[r], i, n, false, true, &w);
         return 0;
     }
+    w.spin = spin_rate();
     size_t cap = TSC_LOG_DOUBLES / (n_ctr ? n_ctr : 1);
     w.logged = (size_t)n <= cap;
     for (int r = 0; r < 2; r++)
@@ -516,16 +535,6 @@ void cal_dither_setup(cal_progs *cp)
         prev = t;
     }
     cp->step = step == UINT64_MAX ? 1 : (double)step;
-    /* the fastest of a few timings: an interrupt only slows one */
-    cp->spin_per_tick = 0;
-    for (int i = 0; i < 5; i++) {
-        unsigned long k = 4000;
-        uint64_t t0 = clock_tsc();
-        __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k) : : "cc");
-        uint64_t t1 = clock_tsc();
-        if (t1 > t0 && 4000.0 / (double)(t1 - t0) > cp->spin_per_tick)
-            cp->spin_per_tick = 4000.0 / (double)(t1 - t0);
-    }
 }
 
 /* Busy-wait SPIN_NS so the core leaves any idle frequency, timing the TSC on

@@ -82,7 +82,6 @@ typedef struct cal_progs {
     size_t n;
     tsc_run_fn run;
     double step;         /* the TSC's step: the smallest change it shows, ticks */
-    double spin_per_tick;   /* iterations of the dither's spin per TSC tick */
 } cal_progs;
 
 /* Room for one program's runs: TSC_LOG_DOUBLES readings (runs x counters);
@@ -151,8 +150,7 @@ typedef struct run_state {
  * is known, not searched).  0 or a negative status with *err filled. */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err);
 void cal_points(const cal_progs *cp, double *v, size_t n);
-/* The TSC's step and the dither's spin rate (cal_progs.step, spin_per_tick),
- * measured once the core is at speed. */
+/* The TSC's step (cal_progs.step), measured once. */
 void cal_dither_setup(cal_progs *cp);
 /* The warm-up and kept samples of both programs (cp NULL: no calibration,
  * goal and out unused).  0, or NB_EFAULT with *err filled where a reading
