@@ -46,15 +46,89 @@ const codegen_prog *g_cur;
 int g_cur_kind;
 const bench_code *g_code;
 bool g_debug_shown;
-/* Child: how it was started (child_main's argument). */
+/* Child: how it was started (child_main's argument), its socket to the
+ * parent, and whether it is sealed (sandbox.h: no capability, no system
+ * call but the filter's few; from before the first generated code runs). */
 static child_start g_start;
+static int g_sock = -1;
+static bool g_sealed;
 
-/* The run cannot go on: the error to the parent (runner_run), then exit. */
+_Noreturn void child_end(void)
+{
+    char b = 0;
+    sendto(g_sock, &b, 1, MSG_NOSIGNAL, NULL, 0);
+    for (;;) {
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The run cannot go on: the error to the parent (runner_run). */
 static _Noreturn void child_fail(const nb_error *e)
 {
     g_hdr->status = e->status ? e->status : NB_ESYSTEM;
     g_hdr->err = *e;
-    _exit(1);
+    child_end();
+}
+
+/* A sealed process cannot open counters or a device: the run needs a fresh
+ * measuring process, which the parent starts and posts the run to again. */
+static _Noreturn void child_need_fresh(void)
+{
+    g_hdr->need_fresh = 1;
+    child_end();
+}
+
+/* ---- the FS and GS bases ----
+ *
+ * With FSGSBASE enabled in CR4, user code can set both bases (wrfsbase,
+ * wrgsbase) and they stay set: FS is the base nb's own thread-local data
+ * sits on, and GS would be the next run's and the next batch line's. Both
+ * are put back after every program; where the instructions fault (CR4 bit
+ * clear) the benchmark cannot change them either, and nothing is done. */
+static struct {
+    bool usable;
+    uint64_t fs, gs;
+} g_bases;
+
+static volatile sig_atomic_t g_bases_probe_faulted;
+
+static void on_bases_probe(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig;
+    (void)si;
+    ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP] += 5;   /* past the rdfsbase */
+    g_bases_probe_faulted = 1;
+}
+
+/* Whether rdfsbase works, and the bases now (before any handler of nb's). */
+static void bases_probe(void)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_bases_probe;
+    sa.sa_flags = SA_SIGINFO;
+    if (sigaction(SIGILL, &sa, &old) != 0)
+        return;
+    uint64_t fs = 0, gs = 0;
+    g_bases_probe_faulted = 0;
+    __asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xc0" : "+a"(fs) :: "memory");   /* rdfsbase rax */
+    sigaction(SIGILL, &old, NULL);
+    if (g_bases_probe_faulted)
+        return;
+    __asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xc8" : "+a"(gs) :: "memory");   /* rdgsbase rax */
+    g_bases.fs = fs;
+    g_bases.gs = gs;
+    g_bases.usable = true;
+}
+
+void child_restore_bases(void)
+{
+    if (!g_bases.usable)
+        return;
+    uint64_t fs = g_bases.fs, gs = g_bases.gs;
+    __asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xd0" :: "a"(fs) : "memory");    /* wrfsbase rax */
+    __asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xd8" :: "a"(gs) : "memory");    /* wrgsbase rax */
 }
 
 void run_prog(const codegen_prog *p, int kind)
@@ -62,6 +136,7 @@ void run_prog(const codegen_prog *p, int kind)
     g_cur = p;
     g_cur_kind = kind;
     codegen_call(p);
+    child_restore_bases();
     g_cur = NULL;
     g_cur_kind = PROG_NONE;
 }
@@ -85,6 +160,47 @@ static void read_outside(uint64_t *v)
     }
 }
 
+/* Child: the backend and device root whose MSR device the process opened
+ * before it was sealed; a sealed process reads no other. */
+static struct {
+    const pmu_backend *be;
+    char dev_root[256];
+} g_outside_ready;
+
+/* Before the seal, one read of every counter read outside the code opens
+ * what the backend reads them through; after it, the run needs what was
+ * opened then. */
+static void outside_prepare(const worker_job *w)
+{
+    if (g_sealed) {
+        if (g_outside_ready.be != w->backend || strcmp(g_outside_ready.dev_root, w->dev_root) != 0)
+            child_need_fresh();
+        return;
+    }
+    uint64_t v[CODEGEN_MAX_CTR];
+    read_outside(v);
+    g_outside_ready.be = w->backend;
+    snprintf(g_outside_ready.dev_root, sizeof g_outside_ready.dev_root, "%s", w->dev_root);
+}
+
+/* Seal the process (sandbox.h) before the first generated code runs in it:
+ * a filter that cannot be had is a note; a capability that cannot be
+ * dropped ends the run before any code runs. */
+static void child_seal(void)
+{
+    if (g_sealed)
+        return;
+    nb_error err;
+    nb_error_clear(&err);
+    int rc = sandbox_seal(g_sock, getpid(), &err);
+    if (rc == NB_EUNSUPPORTED)
+        snprintf(g_hdr->sandbox_note, sizeof g_hdr->sandbox_note, "%.*s",
+                 (int)sizeof g_hdr->sandbox_note - 1, err.message);
+    else if (rc)
+        child_fail(&err);
+    g_sealed = true;
+}
+
 /* The tsc method's hook: the same, the kind said for fault reports; the
  * counters the code cannot read are read right before and after it, into
  * the slots the code leaves alone. */
@@ -106,25 +222,9 @@ static void run_measured(const codegen_prog *p, bool calibration)
 }
 
 /* An area with GUARD_SIZE of no-access pages on both sides, or NULL. */
-static uint8_t *map_guarded(size_t size)
+static uint8_t *area_map(size_t size)
 {
-    size_t total = size + 2 * (size_t)GUARD_SIZE;
-    uint8_t *g = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (g == MAP_FAILED)
-        return NULL;
-    void *m = mmap(g + GUARD_SIZE, size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-    if (m == MAP_FAILED) {
-        munmap(g, total);
-        return NULL;
-    }
-    return m;
-}
-
-static void unmap_guarded(uint8_t *m, size_t size)
-{
-    if (m)
-        munmap(m - GUARD_SIZE, size + 2 * (size_t)GUARD_SIZE);
+    return map_guarded(size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
 }
 
 /* Child: name an area in the fault record, so that a fault report can say
@@ -144,11 +244,13 @@ static void note_area(const char *name, const uint8_t *m, size_t size)
 /* The child's own safety before any benchmark code: no core file, death
  * with nb (even SIGKILL of nb leaves no child running), the default action
  * for the signals nb handles (the parent restores settings, not the child:
- * Ctrl-C reaches both), nb's output out of the benchmark's reach, and no
- * descriptor of nb's but the socket to the parent: a file nb reads (a batch
- * file, or stdin) shares its offset with the child, and whatever moved it
- * there (valgrind's libc clean-up at the child's exit did: a batch read its
- * lines twice) would move nb's.  Returns the socket's new number. */
+ * Ctrl-C reaches both), nb's output out of the benchmark's reach (its
+ * stdin, stdout and stderr are /dev/null: what it has to say goes through
+ * the shared mapping), and no descriptor of nb's but the socket to the
+ * parent: a file nb reads (a batch file, or stdin) shares its offset with
+ * the child, and whatever moved it there (valgrind's libc clean-up at the
+ * child's exit did: a batch read its lines twice) would move nb's.
+ * Returns the socket's new number. */
 static int child_isolate(pid_t parent, int sock)
 {
     struct rlimit no_core = {0, 0};
@@ -162,12 +264,13 @@ static int child_isolate(pid_t parent, int sock)
     int null_in = open("/dev/null", O_RDONLY), null_out = open("/dev/null", O_WRONLY);
     if (null_in >= 0)
         dup2(null_in, STDIN_FILENO);
-    if (null_out >= 0)
-        dup2(null_out, STDOUT_FILENO);
-    /* stderr stays: nb's own last-resort messages; the socket becomes fd 3 */
+    if (null_in < 0 || null_out < 0 || dup2(null_out, STDOUT_FILENO) < 0 ||
+        dup2(null_out, STDERR_FILENO) < 0)
+        return -1;
+    /* the socket becomes fd 3 */
     if (sock != 3) {
         if (dup2(sock, 3) != 3)
-            _exit(1);
+            return -1;
         sock = 3;
     }
     if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
@@ -193,13 +296,13 @@ int areas_map(size_t r14_size, nb_error *err)
     if (g_areas.r14 && g_areas.r14_size == r14_size && g_areas.rdi)
         return 0;
     unmap_guarded(g_areas.r14, g_areas.r14_size);
-    g_areas.r14 = map_guarded(r14_size);
+    g_areas.r14 = area_map(r14_size);
     g_areas.r14_size = g_areas.r14 ? r14_size : 0;
     uint8_t **small[4] = {&g_areas.rdi, &g_areas.rsi, &g_areas.rbp, &g_areas.rsp};
     bool ok = g_areas.r14 != NULL;
     for (int i = 0; i < 4; i++) {
         if (!*small[i])
-            *small[i] = map_guarded(AREA_SIZE);
+            *small[i] = area_map(AREA_SIZE);
         ok &= *small[i] != NULL;
     }
     if (!ok)
@@ -332,6 +435,8 @@ static pmu_group *child_group(const worker_job *w)
     for (size_t i = 0; i < KEPT_GROUPS && !k; i++)
         if (same_group(&g_kept[i], w))
             k = &g_kept[i];
+    if (!k && g_sealed)
+        child_need_fresh();
     if (!k) {
         k = &g_kept[0];
         for (size_t i = 0; i < KEPT_GROUPS && k->used; i++)
@@ -378,6 +483,11 @@ static void child_run(double *samples)
     const bench_code *c = &g_job_code;
     nb_error err;
     nb_error_clear(&err);
+    if (w->prepare_only) {
+        child_group(w);
+        h->done = 1;
+        return;
+    }
     if (w->fresh)
         child_reset();
     child_ready(w, g_areas.r14_size);
@@ -411,6 +521,9 @@ static void child_run(double *samples)
         reads[i].ecx = grp.ctr[i].rdpmc_ecx;
         tsc_cal |= grp.ctr[i].tsc_cycles;
     }
+    if (g_outside.g)
+        outside_prepare(w);
+    child_seal();
 
     codegen_params p = {
         .code = c->code, .code_len = c->code_len,
@@ -508,16 +621,23 @@ static void child_run(double *samples)
 }
 
 /* The measuring process: set up once, then one run per byte received on
- * `sock`, one byte sent back after each; ends when the parent closes it. */
+ * `sock`, one byte sent back after each; it is killed when the parent is
+ * done with it (or when the parent dies). */
 _Noreturn void child_main(child_start st)
 {
     g_start = st;
     g_hdr = st.h;
-    shared_hdr *h = g_hdr;
+    g_sock = st.sock;
     int cpu = st.cpu;
     nb_error err;
     nb_error_clear(&err);
     int sock = child_isolate(st.parent, st.sock);
+    if (sock < 0) {
+        nb_error_set(&err, NB_ESYSTEM, "the measuring process cannot open /dev/null: %s",
+                     strerror(errno));
+        child_fail(&err);
+    }
+    g_sock = sock;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
@@ -525,6 +645,7 @@ _Noreturn void child_main(child_start st)
         nb_error_set(&err, NB_ESYSTEM, "cannot pin to CPU %d (sched_setaffinity failed)", cpu);
         child_fail(&err);
     }
+    bases_probe();
     if (install_handlers(st.debug) != 0) {
         nb_error_set(&err, NB_ESYSTEM, "cannot install the fault handlers");
         child_fail(&err);
@@ -535,24 +656,17 @@ _Noreturn void child_main(child_start st)
         g_debug_shown = true;   /* gdb showed them; later traps just go on */
     }
     request_amx();
-    /* Last: from here on a system call from anywhere but nb's own code traps. */
-    if (sandbox_trap_syscalls(&err) != 0)
-        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%.*s", (int)sizeof h->sandbox_note - 1,
-                 err.message);
-    double *samples = hdr_samples(h);
+    double *samples = hdr_samples(g_hdr, st.code_cap);
     for (;;) {
         char b;
         ssize_t got = recv(sock, &b, 1, 0);
-        if (got == 0)
-            _exit(0);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            _exit(1);
-        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got != 1)
+            child_end();   /* the parent is done with it */
         child_run(samples);
         if (send(sock, &b, 1, MSG_NOSIGNAL) != 1)
-            _exit(1);
+            child_end();
     }
 }
 

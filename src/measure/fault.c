@@ -566,6 +566,10 @@ void fault_describe(const fault_record *r, const fault_context *c, char *buf, si
                " (not in the benchmark code; a bug in nb)", sig, r->reg[FAULT_RIP]);
         if (r->signo == SIGSEGV || r->signo == SIGBUS)
             sb_add(&b, "; faulting address 0x%" PRIx64, r->addr);
+        if (r->signo == SIGSYS) {
+            const char *name = sandbox_syscall_name(r->sys_nr);
+            sb_add(&b, "; the system call trapped: %s (number %ld)", name ? name : "?", r->sys_nr);
+        }
         return;
     }
     if (r->signo == SIGSYS) {
