@@ -25,7 +25,8 @@
  * read.  With gdb on PATH and a terminal on stdin, gdb is attached to the
  * child and stops there; otherwise the child's SIGTRAP handler prints every
  * general-purpose register, the flags, MXCSR, XMM0-15 and ST0-7 once (into
- * the shared mapping; the parent prints them) and the run goes on.  No -timeout applies with -debug.
+ * the shared mapping; the parent prints them) and the run goes on.  The run
+ * is posted after gdb has left, so -timeout applies with -debug as always.
  *
  * Where it lives: worker.c (the parent: fork, post, wait, reap, kill),
  * child.c (the measuring process), trap.c (its signal handlers), gdb.c,

@@ -514,8 +514,8 @@ static int run_once(const runner_job *job, bool must_be_new, runner_output *out,
     worker_post(job, false);
     char b = 1;
     int w = -1;
-    if (send(g_worker.sock, &b, 1, MSG_NOSIGNAL) == 1)   /* no timeout while a person debugs */
-        w = worker_wait(job->p.debug ? 0 : job->p.timeout * 1e9);
+    if (send(g_worker.sock, &b, 1, MSG_NOSIGNAL) == 1)   /* gdb (-debug) is done by now */
+        w = worker_wait(job->p.timeout * 1e9);
     bool stopped = w == 0;
     if (stopped) {
         /* Ask the child to note where it is; it is killed either way. */
