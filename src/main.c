@@ -26,6 +26,7 @@
 #include "report/output.h"
 #include "report/record.h"
 #include "sys/error.h"
+#include "sys/privilege.h"
 #include "sys/status.h"
 #include "sys/version.h"
 
@@ -134,8 +135,10 @@ static int measure_and_report(nb_job *j, const nb_options *o, const cpu_info *cp
 
 int main(int argc, char **argv)
 {
-    if (getuid() != geteuid() || getgid() != getegid()) {
-        fprintf(stderr, "nb: refusing to run setuid/setgid: nb runs arbitrary code by design\n");
+    nb_error perr;
+    nb_error_clear(&perr);
+    if (privilege_check(&perr) != 0) {
+        nb_error_print(stderr, &perr);
         return NB_EXIT_USAGE;
     }
     nb_options o;
