@@ -9,7 +9,7 @@
  * stops the build with FILE:LINE: message.  The layout is src/events/evdb_tables.h.
  * The output depends only on the inputs and their order (make sorts them),
  * which the golden test in tests/cli/gen_golden.sh relies on. */
-#include "events/events.h"
+#include "events/config.h"
 #include "events/evdb_tables.h"
 #include "sys/status.h"
 
@@ -246,10 +246,10 @@ static void load_cfg(const char *path, const char *base)
         if (!strcmp(g_tab[i].uarch, t.uarch) && !strcmp(g_tab[i].set, t.set))
             die(path, 0, "table %s %s given twice", t.uarch, t.set);
     char *text = slurp(path);
-    nb_config_error err;
+    nb_error err;
     t.first = (uint32_t)g_ev_n;
     if (config_walk_text(text, path, event_cb, NULL, &err))
-        die(err.file, err.line, "%s", err.message);
+        die(err.origin, err.line, "%s", err.message);
     t.count = (uint32_t)(g_ev_n - t.first);
     free(text);
     PUSH(g_tab, g_tab_n, g_tab_cap, t);
@@ -264,9 +264,9 @@ static void load_msr(const char *path, const char *base)
     memcpy(t.name, base + 4, bl - 8);
     char *text = slurp(path);
     nb_msr_event_list l = {0};
-    nb_config_error err;
+    nb_error err;
     if (msr_config_parse_text(text, path, &l, &err))
-        die(err.file, err.line, "%s", err.message);
+        die(err.origin, err.line, "%s", err.message);
     t.first = (uint32_t)g_msr_n;
     for (size_t i = 0; i < l.n; i++) {
         evdb_msr_def m = {pool_add(l.v[i].name), l.v[i].read_msr, (uint16_t)g_mw_n,

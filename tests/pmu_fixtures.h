@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "sys/cpu.h"
-#include "events/events.h"
+#include "events/config.h"
 #include "pmu/pmu.h"
 
 static inline nb_event fx_event(const char *name, unsigned evtsel, unsigned umask)

@@ -1,6 +1,6 @@
 /* One test per assembler error class (issue 2): each bad input must fail with
  * NB_EINPUT, a message naming the problem, and the line and column of the
- * offending token; asm_error_print must put the caret under that column.
+ * offending token; nb_error_print must put the caret under that column.
  * Messages are matched on the words that carry the meaning, case-insensitively,
  * so rewording stays possible. */
 #include <stdarg.h>
@@ -31,8 +31,8 @@ static void expect_error_at(const char *text, int line, int col, int col_alt,
                             const char *const *words)
 {
     asm_code code = {0};
-    asm_error err = {0};
-    int rc = asm_assemble(text, &code, &err);
+    nb_error err;
+    int rc = asm_assemble(text, "asm", &code, &err);
     if (rc == 0) {
         asm_code_free(&code);
         fail_msg("'%s' assembled (%zu bytes) but must fail", text, code.size);
@@ -50,7 +50,7 @@ static void expect_error_at(const char *text, int line, int col, int col_alt,
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    asm_error_print(f, "asm", &err);
+    nb_error_print(f, &err);
     fclose(f);
     char head[64];
     snprintf(head, sizeof head, "nb: asm:%d:%d: ", err.line, err.col);
@@ -169,8 +169,8 @@ static void test_high_byte_with_rex(void **s)
     const char *bad[] = {"mov ah, sil", "add r8b, ah", "movzx r9d, bh", "mov ch, byte ptr [r12]"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         asm_code code = {0};
-        asm_error err = {0};
-        if (asm_assemble(bad[i], &code, &err) == 0) {
+        nb_error err;
+        if (asm_assemble(bad[i], "asm", &code, &err) == 0) {
             asm_code_free(&code);
             fail_msg("'%s' assembled but must fail (high byte register with REX)", bad[i]);
         }
@@ -185,10 +185,10 @@ static void test_trailing_junk(void **s)
 {
     (void)s;
     asm_code code = {0};
-    asm_error err = {0};
+    nb_error err;
     const char *bad[] = {"add rax, rbx junk", "mov eax, [rax+rbx*3]", "mov eax, [rax", "nop,"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        if (asm_assemble(bad[i], &code, &err) == 0) {
+        if (asm_assemble(bad[i], "asm", &code, &err) == 0) {
             asm_code_free(&code);
             fail_msg("'%s' assembled but must fail", bad[i]);
         }

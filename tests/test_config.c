@@ -10,14 +10,14 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "events/events.h"
+#include "events/config.h"
 #include "sys/error.h"
 #include "sys/status.h"
 
 static nb_event parse_ok(const char *spec)
 {
     nb_event ev;
-    nb_config_error err;
+    nb_error err;
     int rc = event_parse_spec(spec, NULL, &ev, &err);
     if (rc)
         fail_msg("'%s': %s", spec, err.message);
@@ -51,7 +51,7 @@ static void test_explicit_name_wins(void **state)
 {
     (void)state;
     nb_event ev;
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(event_parse_spec("C0.00", "INSTR", &ev, &err), 0);
     assert_string_equal(ev.name, "INSTR");
 }
@@ -115,7 +115,7 @@ static void test_format_round_trip(void **state)
 static void expect_spec_error(const char *spec, const char *needle)
 {
     nb_event ev;
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(event_parse_spec(spec, NULL, &ev, &err), NB_EINPUT);
     if (!strstr(err.message, needle))
         fail_msg("'%s': message '%s' lacks '%s'", spec, err.message, needle);
@@ -149,7 +149,7 @@ static void test_config_text_with_comments(void **state)
                        "   A1.01\tUOPS_DISPATCHED_PORT.PORT_0  \r\n"
                        "C0.00 INST_RETIRED.ANY_P";   /* no final newline */
     nb_event_list l = {0};
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(config_parse_text(text, "t.txt", &l, &err), 0);
     assert_int_equal(l.n, 3);
     assert_string_equal(l.v[0].name, "UOPS_ISSUED.ANY");
@@ -162,9 +162,9 @@ static void test_config_text_with_comments(void **state)
 static void expect_config_error(const char *text, int line, const char *needle)
 {
     nb_event_list l = {0};
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(config_parse_text(text, "cfg.txt", &l, &err), NB_EINPUT);
-    assert_string_equal(err.file, "cfg.txt");
+    assert_string_equal(err.origin, "cfg.txt");
     assert_int_equal(err.line, line);
     if (!strstr(err.message, needle))
         fail_msg("message '%s' lacks '%s'", err.message, needle);
@@ -205,7 +205,7 @@ static int reject_cb(void *ctx, const nb_event *ev, int line, const char *commen
 static void test_walk_passes_comments_and_stops(void **state)
 {
     (void)state;
-    nb_config_error err;
+    nb_error err;
     walk_expect w1 = {0, {"first one", ""}};
     assert_int_equal(config_walk_text("#x\n\n0E.01 A #  first one \n0E.02 B\n", "w", count_cb,
                                       &w1, &err), 0);
@@ -228,7 +228,7 @@ static void test_apply_modifiers(void **state)
 {
     (void)state;
     nb_event ev = parse_ok("0E.01 UOPS_ISSUED.ANY");
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(event_apply_modifiers("CMSK=1.INV", &ev, &err), 0);
     assert_int_equal(ev.cmask, 1);
     assert_true(ev.inv);
@@ -248,13 +248,13 @@ static void test_config_file_and_missing_file(void **state)
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
     nb_event_list l = {0};
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(config_parse_file(path, &l, &err), 0);
     assert_int_equal(l.n, 2);
     event_list_free(&l);
     unlink(path);
     assert_int_equal(config_parse_file(path, &l, &err), NB_EINPUT);
-    assert_string_equal(err.file, path);
+    assert_string_equal(err.origin, path);
     assert_non_null(strstr(err.message, "cannot open"));
 }
 
@@ -266,7 +266,7 @@ static void test_msr_config(void **state)
                        "msr_0x611 PKG_ENERGY   # read-only: no writes\n"
                        "msr_C001029A CORE_ENERGY\n";
     nb_msr_event_list l = {0};
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(msr_config_parse_text(text, "m.txt", &l, &err), 0);
     assert_int_equal(l.n, 3);
     assert_int_equal(l.v[0].n_writes, 2);
@@ -290,7 +290,7 @@ static void test_msr_config(void **state)
 static void expect_msr_error(const char *text, int line, const char *needle)
 {
     nb_msr_event_list l = {0};
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(msr_config_parse_text(text, "m.txt", &l, &err), NB_EINPUT);
     assert_int_equal(err.line, line);
     if (!strstr(err.message, needle))
@@ -316,7 +316,7 @@ static void test_msr_spec_alone(void **state)
 {
     (void)state;
     nb_msr_event ev;
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(msr_event_parse_spec("msr_0xE01=0x2.msr_700=4 msr_706", &ev, &err), 0);
     assert_int_equal(ev.n_writes, 2);
     assert_int_equal(ev.write_val[1], 4);
@@ -380,7 +380,7 @@ static void test_mutated_configs(void **state)
             }
         }
         nb_event_list l = {0};
-        nb_config_error err;
+        nb_error err;
         int rc = config_parse_text(buf, "fuzz", &l, &err);
         if (rc) {
             assert_int_equal(rc, NB_EINPUT);
@@ -416,12 +416,12 @@ static char *parse_with_diag(const char *text, nb_event_list *l)
     FILE *diag = open_memstream(&msg, &len);
     assert_non_null(diag);
     nb_diag_redirect(diag);
-    nb_config_error err;
+    nb_error err;
     int rc = config_parse_text(text, "g.cfg", l, &err);
     nb_diag_redirect(NULL);
     fclose(diag);
     if (rc)
-        fail_msg("rejected: %s:%d: %s", err.file, err.line, err.message);
+        fail_msg("rejected: %s:%d: %s", err.origin, err.line, err.message);
     return msg;
 }
 
@@ -457,7 +457,7 @@ static void test_grammar_as_nanobench_reads_it(void **state)
     event_list_free(&l);
     /* A typed spec stays strict: nothing to warn a user at the prompt about. */
     nb_event ev;
-    nb_config_error err;
+    nb_error err;
     assert_int_equal(event_parse_spec("0E.01.FOO", NULL, &ev, &err), NB_EINPUT);
     assert_int_equal(event_parse_spec("0E.01 A B", NULL, &ev, &err), 0);
     assert_string_equal(ev.name, "A B");

@@ -26,8 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "measure/bench.h"
-#include "report/report.h"
+#include "measure/session.h"
+#include "report/text.h"
 #include "sys/status.h"
 
 static const uint8_t ADD2[] = {0x48, 0x01, 0xd8, 0x48, 0x01, 0xc3};   /* add rax,rbx; add rbx,rax */

@@ -1,7 +1,7 @@
 /* faults: the reports fault_describe makes from hand-made fault records
  * (fault.c), the seccomp sandbox (sandbox.c), and restoring through a fake
  * sysfs/msr root when the benchmark faults and when nb is stopped by
- * SIGINT, SIGTERM or SIGHUP in the middle of a run (restore.c, runner.c). */
+ * SIGINT, SIGTERM or SIGHUP in the middle of a run (restore.c, measure/worker.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "measure/fault.h"
 #include "sys/restore.h"
 #include "measure/sandbox.h"
@@ -447,11 +447,11 @@ static void log_undo(void)
  * would (rdpmc 2, the MSR, a callback), through the restore registry. */
 static void change_settings(void)
 {
-    char err[256];
-    if (restore_set_file(root, RDPMC, "2", err, sizeof err) != 0 ||
-        restore_set_msr(root, 0, MSR_NO, 0xF, err, sizeof err) != 0 ||
+    nb_error err;
+    if (restore_set_file(root, RDPMC, "2", &err) != 0 ||
+        restore_set_msr(root, 0, MSR_NO, 0xF, &err) != 0 ||
         restore_push_fn(log_undo) != 0) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "%s\n", err.message);
         _exit(90);
     }
 }

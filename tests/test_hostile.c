@@ -31,8 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "measure/bench.h"
-#include "measure/runner.h"
+#include "measure/session.h"
+#include "measure/worker.h"
 #include "measure/worker_shared.h"
 #include "sys/status.h"
 
@@ -270,7 +270,7 @@ static void test_syscall_fn_forks_nothing(void **state)
     call_syscall_fn(&c, SYS_fork, 0, false, 0, 0);
     nb_error err;
     int rc = run(&c, &err);
-    runner_stop();
+    worker_stop();
     struct timespec ts = {0, 50000000};
     nanosleep(&ts, NULL);
     int left = kill_leftovers();
@@ -477,19 +477,19 @@ static int run_group(const char *event, const char *all, nb_error *err)
     memset(&cfg, 0, sizeof cfg);
     cfg.cpu = &cpu;
     cfg.cpu_index = g_cpu_index;   /* one CPU: another would get another process */
-    runner_job job = {
+    worker_request job = {
         .p = {.n_measurements = 2, .timeout = 10, .r14_size = 1u << 20},
         .backend = &fake_backend, .cfg = &cfg, .plan = plan, .cpu = cfg.cpu_index,
         .copies = {1, 2}, .fresh = true, .groups = all ? groups : NULL, .n_groups = all ? n : 0,
     };
     job.frag[NB_FRAG_CODE] = (nb_fragment){"-asm", &nop, 1};
-    runner_output out;
+    worker_output out;
     nb_error_clear(err);
-    int rc = runner_run(&job, &out, err);
+    int rc = worker_run(&job, &out, err);
     if (rc == 0) {
         assert_int_equal(out.n_ctr, 1);
         assert_string_equal(out.ctr[0].name, event);
-        runner_output_free(&out);
+        worker_output_free(&out);
     }
     return rc;
 }
@@ -501,7 +501,7 @@ static int run_group(const char *event, const char *all, nb_error *err)
 static void test_new_group_gets_fresh_process(void **state)
 {
     (void)state;
-    runner_stop();
+    worker_stop();
     g_opens = mmap(NULL, sizeof *g_opens, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                    -1, 0);
     assert_true(g_opens != MAP_FAILED);
@@ -523,7 +523,7 @@ static void test_new_group_gets_fresh_process(void **state)
             fail_msg("run %zu (%s): %d: %s", i, seq2[i], rc, err.message);
         assert_int_equal(*g_opens, 6);
     }
-    runner_stop();
+    worker_stop();
     munmap(g_opens, sizeof *g_opens);
 }
 
@@ -543,6 +543,6 @@ int main(void)
         cmocka_unit_test(test_new_group_gets_fresh_process),
     };
     int rc = cmocka_run_group_tests(tests, setup, NULL);
-    runner_stop();
+    worker_stop();
     return rc;
 }

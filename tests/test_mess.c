@@ -1,5 +1,6 @@
 /* Unit tests of src/mess: the chase permutation, the statistics, the three
- * writers on a synthetic result, option errors, and a tiny unloaded run. */
+ * writers on a synthetic result, and a tiny unloaded run (the -mess options'
+ * parsing and errors: test_options.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,7 +64,7 @@ static void chase_buffer_visits_every_line(void **state)
 {
     (void)state;
     mess_buf b;
-    assert_int_equal(mess_buf_alloc(&b, 4 << 20, true), 0);
+    assert_int_equal(mess_buf_alloc(&b, 4 << 20, true, NULL), 0);
     void *start;
     assert_int_equal(mess_chase_init(&b, 7, &start, NULL), 0);
     size_t lines = b.bytes / 64;
@@ -261,21 +262,6 @@ static void writers_are_well_formed(void **state)
     fclose(f);
 }
 
-static void usage_errors_name_the_option(void **state)
-{
-    (void)state;
-    char *bad[][3] = {
-        { "nb", "-mess_size", "12Q" },  { "nb", "-mess_reps", "0" },
-        { "nb", "-mess_mixes", "101" }, { "nb", "-mess_pad", "hlt" },
-        { "nb", "-mess_sg", "4" },      { "nb", "-mess_bogus", "1" },
-        { "nb", "-mess_gen_cpus", "1-" },
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        assert_int_equal(mess_main(3, bad[i], 1, NULL), NB_EUSAGE);
-    char *missing[] = { "nb", "-mess", "-mess_time" };
-    assert_int_equal(mess_main(3, missing, 1, NULL), NB_EUSAGE);
-}
-
 static void tiny_unloaded_run(void **state)
 {
     (void)state;
@@ -283,10 +269,20 @@ static void tiny_unloaded_run(void **state)
     assert_non_null(mkdtemp(dir));
     char prefix[64];
     snprintf(prefix, sizeof prefix, "%s/u", dir);
-    char *argv[] = { "nb", "-mess", "-mess_unloaded", "-mess_size", "8M", "-mess_reps", "2",
-                     "-mess_settle", "0", "-mess_time", "20", "-mess_quiet", "-mess_out",
-                     prefix, NULL };
-    assert_int_equal(mess_main(14, argv, 1, NULL), 0);
+    mess_options o;
+    mess_options_defaults(&o);
+    o.unloaded = true;
+    o.size = 8 << 20;
+    o.reps = 2;
+    o.settle_ms = 0;
+    o.time_ms = 20;
+    o.quiet = true;
+    o.out = prefix;
+    nb_error err;
+    nb_error_clear(&err);
+    int rc = mess_main(&o, &err);
+    if (rc)
+        fail_msg("mess_main: %d: %s", rc, err.message);
     char path[96];
     snprintf(path, sizeof path, "%s.csv", prefix);
     FILE *f = fopen(path, "r");
@@ -318,7 +314,6 @@ int main(void)
         cmocka_unit_test(interp_between_points),
         cmocka_unit_test(reduce_and_summary),
         cmocka_unit_test(writers_are_well_formed),
-        cmocka_unit_test(usage_errors_name_the_option),
         cmocka_unit_test(tiny_unloaded_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

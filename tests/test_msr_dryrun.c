@@ -163,7 +163,7 @@ static void test_intel_open_restores(void **st)
     nb_event ev[2] = {fx_event("UOPS_ISSUED.ANY", 0x0E, 0x01),
                       fx_event("OFFCORE", 0xB7, 0x01)};
     ev[1].has_msr_rsp0 = true, ev[1].msr_rsp0 = 0x10001;
-    pmu_group_plan gp = {ev, 2, false};
+    pmu_group_plan gp = {ev, 2, false, false};
     pmu_group g;
     nb_error e;
     int rc = pmu_msr_backend.open(&cfg, &gp, &g, &e);
@@ -218,7 +218,7 @@ static void test_amd_open_restores(void **st)
     cfg.dev_root = g_root;
     nb_event ev[2] = {fx_event("ex_ret_ucode_ops", 0x1C2, 0), fx_event("brn", 0x0C2, 0)};
     ev[1].ctr = 4;
-    pmu_group_plan gp = {ev, 2, false};
+    pmu_group_plan gp = {ev, 2, false, false};
     pmu_group g;
     nb_error e;
     int rc = pmu_msr_backend.open(&cfg, &gp, &g, &e);
@@ -245,7 +245,7 @@ static void test_msr_event_group(void **st)
     int fd = make_tree("1");
     msr_put(fd, 0xE01, 0x5);
     nb_msr_event_list ml = {0};
-    nb_config_error e;
+    nb_error e;
     assert_int_equal(msr_config_parse_text("msr_0xE01=0x20000000.msr_700=0x408F34 msr_706 "
                                            "LLC_LOOKUP_CBO_0\n", "uncore.txt", &ml, &e), 0);
     assert_int_equal(ml.n, 1);
@@ -308,7 +308,7 @@ static void test_missing_device_advice(void **st)
     cfg.sysfs_root = g_root;
     cfg.dev_root = g_root;
     nb_event ev = fx_event("ex_ret_instr", 0x0C0, 0);
-    pmu_group_plan gp = {&ev, 1, false};
+    pmu_group_plan gp = {&ev, 1, false, false};
     pmu_group g;
     nb_error e;
     assert_int_equal(pmu_msr_backend.open(&cfg, &gp, &g, &e), NB_ESYSTEM);

@@ -283,7 +283,7 @@ static void test_real_open(void **st)
                 break;
             }
     nb_event ev = fx_event("INST_RETIRED", 0xC0, 0x00);
-    pmu_group_plan gp = {&ev, 1, false};
+    pmu_group_plan gp = {&ev, 1, false, false};
     pmu_group g;
     nb_error e, w;
     int rc = pmu_perf_backend.open(&cfg, &gp, &g, &e);

@@ -74,8 +74,9 @@ static int teardown(void **state)
 static void test_file_restored(void **state)
 {
     (void)state;
-    char err[256], buf[16];
-    assert_int_equal(restore_set_file(root, RDPMC, "2", err, sizeof err), 0);
+    char buf[16];
+    nb_error err;
+    assert_int_equal(restore_set_file(root, RDPMC, "2", &err), 0);
     get(RDPMC, buf, sizeof buf - 1, 0);
     assert_string_equal(buf, "2");
     assert_int_equal(restore_pending(), 1);
@@ -88,20 +89,20 @@ static void test_file_restored(void **state)
 static void test_missing_file_is_an_error(void **state)
 {
     (void)state;
-    char err[256] = "";
-    assert_int_equal(restore_set_file(root, "/sys/nope", "2", err, sizeof err), NB_ESYSTEM);
-    assert_non_null(strstr(err, "/sys/nope"));
+    nb_error err;
+    assert_int_equal(restore_set_file(root, "/sys/nope", "2", &err), NB_ESYSTEM);
+    assert_non_null(strstr(err.message, "/sys/nope"));
     assert_int_equal(restore_pending(), 0);
 }
 
 static void test_msr_restored_newest_first(void **state)
 {
     (void)state;
-    char err[256];
+    nb_error err;
     uint64_t v = 0x1234, got;
     put("/dev/cpu/0/msr", &v, 8, 0x38F);
-    assert_int_equal(restore_set_msr(root, 0, 0x38F, 0xF, err, sizeof err), 0);
-    assert_int_equal(restore_set_msr(root, 0, 0x38F, 0x0, err, sizeof err), 0);
+    assert_int_equal(restore_set_msr(root, 0, 0x38F, 0xF, &err), 0);
+    assert_int_equal(restore_set_msr(root, 0, 0x38F, 0x0, &err), 0);
     get("/dev/cpu/0/msr", &got, 8, 0x38F);
     assert_int_equal(got, 0);
     restore_all();   /* 0 -> 0xF -> 0x1234: newest first */
@@ -132,9 +133,9 @@ static void test_sigterm_restores(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        char err[256];
+        nb_error err;
         restore_install_signals();
-        if (restore_set_file(root, RDPMC, "2", err, sizeof err) != 0)
+        if (restore_set_file(root, RDPMC, "2", &err) != 0)
             _exit(1);
         raise(SIGTERM);
         _exit(2);   /* not reached: the handler re-raises with the default action */

@@ -1,11 +1,23 @@
-/* nb assembler internals: the hand-offs between the stages of src/asm/.
+/* nb assembler internals: the hand-offs between the stages of src/asm/, in
+ * the order the text goes through them.  A file calls only files listed
+ * above it, so the dependencies run one way:
  *
- *   lexer.c   text -> asm_tok array (numbers already evaluated)
- *   parser.c  tokens -> asm_item list (instructions, labels, data, NOPs,
- *             alignment; `n*|x|` expanded), each instruction encoded once
- *   encoder.c asm_insn -> Zydis request -> bytes (the only Zydis-encoder user)
- *   layout.c  offsets, branch relaxation, alignment, the final asm_code
+ *   diag.c     asm_error: filled where a stage finds a problem (asm_fail)
+ *   lexer.c    text -> asm_tok, one statement at a time (numbers evaluated)
+ *   nops.c     the n-byte NOPs of `|n` and of alignment padding
+ *   names.c    mnemonic and register names -> Zydis's enums (as's aliases)
+ *   encoder*.c asm_insn -> Zydis request -> bytes, as GNU as writes them:
+ *              canonicalise, build, find a form, fix up (encoder.h, the
+ *              stage's private header, is the only Zydis-encoder user)
+ *   parser*.c  tokens -> asm_prog: items (each instruction encoded once),
+ *              labels, source statements; `n*|x|` expanded (parser.h, the
+ *              stage's private header)
+ *   layout.c   asm_prog -> asm_code: offsets, branch relaxation, alignment
+ *   driver.c   asm_assemble(): parse, then lay out
+ *   disasm.c   bytes -> text and facts, for listings and fault reports
  *
+ * Ownership: the parser allocates asm_prog's arrays and asm_prog_free()
+ * frees them; layout allocates the asm_code and asm_code_free() frees it.
  * Nothing here is visible outside src/asm/. */
 #ifndef NB_ASM_INTERNAL_H
 #define NB_ASM_INTERNAL_H
@@ -17,7 +29,25 @@
 #include "asm/asm.h"
 #include "sys/status.h"
 
-/* ---- lexer ------------------------------------------------------------ */
+/* ---- diag.c ----------------------------------------------------------- */
+
+/* A stage's problem is the caller's nb_error itself: the stages fill its
+ * place (line, column), message and source line; asm_assemble() adds the
+ * origin and the status.  No second error type, no conversion. */
+typedef nb_error asm_error;
+
+/* Fill *err (when not NULL) for `line`/`col` of `text`, printf-style message. */
+void asm_error_set(asm_error *err, const char *text, int line, int col,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* asm_error_set, then NB_EINPUT: `return asm_fail(err, ...)`.  A macro so that
+ * the status is visible at every call: clang's static analyzer does not step
+ * into variadic functions, so it took their result for a possible 0 and
+ * followed error returns as successes (garbage-value reports in the parser). */
+#define asm_fail(err, text, line, col, ...)                                    \
+    (asm_error_set((err), (text), (line), (col), __VA_ARGS__), NB_EINPUT)
+
+/* ---- lexer.c ---------------------------------------------------------- */
 
 enum asm_tok_kind {
     TK_END,     /* end of input */
@@ -59,18 +89,13 @@ void asm_lexer_seek(asm_lexer *lx, uint32_t pos, int line, int col);
  * character; *err filled). */
 int asm_lex_stmt(asm_lexer *lx, asm_error *err);
 
-/* Fill *err (when not NULL) for `line`/`col` of `text`, printf-style message. */
-void asm_error_set(asm_error *err, const char *text, int line, int col,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* ---- nops.c ----------------------------------------------------------- */
 
-/* asm_error_set, then NB_EINPUT: `return asm_fail(err, ...)`.  A macro so that
- * the status is visible at every call: clang's static analyzer does not step
- * into variadic functions, so it took their result for a possible 0 and
- * followed error returns as successes (garbage-value reports in the parser). */
-#define asm_fail(err, text, line, col, ...)                                    \
-    (asm_error_set((err), (text), (line), (col), __VA_ARGS__), NB_EINPUT)
+/* asm_nop_bytes() (asm.h) gives one NOP.  asm_nop_fill() pads n bytes at p
+ * the way as pads an alignment gap. */
+void asm_nop_fill(uint8_t *p, size_t n);
 
-/* ---- parsed statements ------------------------------------------------- */
+/* ---- instructions: what the parser hands the encoder ------------------ */
 
 enum asm_opk { OPK_NONE, OPK_REG, OPK_MEM, OPK_IMM, OPK_LABEL };
 
@@ -115,12 +140,35 @@ typedef struct asm_insn {
     uint8_t n_ops;
     uint8_t osz;        /* operand size implied by the mnemonic (e.g. cmpsq), bits or 0 */
     int16_t pred;       /* cmpltps-style pseudo op: predicate immediate + 1, or 0 */
-    uint8_t raw;        /* an instruction Zydis lacks: index + 1 in encoder.c's table */
+    uint8_t raw;        /* an instruction Zydis lacks: index + 1 (asm_raw_insn_get) */
     uint8_t memsize;    /* size an unsized memory operand gets (cvtsi2sdq, vcvtpd2dqx) */
     asm_operand ops[ASM_MAX_OPS];
     int line, col;      /* the mnemonic */
     int rcol;           /* column of a rounding/sae decorator */
 } asm_insn;
+
+/* ---- names.c ---------------------------------------------------------- */
+
+/* Mnemonic lookup (case-insensitive, as's aliases included). Fills *insn's
+ * mnemonic/flags/osz. Returns false if unknown. */
+bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn);
+/* Register lookup (case-insensitive; st, st(i) handled by the parser).
+ * Returns the ZydisRegister or 0. */
+int asm_lookup_register(const char *s, size_t n);
+int asm_register_size(int reg);  /* width in bits for the size rules */
+bool asm_register_is_mask(int reg);
+bool asm_register_is_rip(int reg);
+
+/* An operand-less instruction Zydis 4.0 cannot encode (asm_insn.raw is its
+ * index + 1): its name and bytes. */
+typedef struct asm_raw_insn {
+    const char *name;
+    uint8_t len;
+    uint8_t bytes[4];
+} asm_raw_insn;
+const asm_raw_insn *asm_raw_insn_get(int raw);
+
+/* ---- encoder.c (the stage's entry points; encoder.h has its insides) --- */
 
 /* Encode one instruction without label operands. Returns 0 and the bytes
  * (<= 15) in out/len, or NB_EINPUT with *err filled (positions from insn). */
@@ -133,17 +181,8 @@ int asm_encode_branch(const asm_insn *insn, const char *text,
                       uint8_t sbytes[15], uint8_t *slen,
                       uint8_t lbytes[15], uint8_t *llen, asm_error *err);
 
-/* Mnemonic lookup (case-insensitive, as's aliases included). Fills *insn's
- * mnemonic/flags/osz. Returns false if unknown. */
-bool asm_lookup_mnemonic(const char *s, size_t n, asm_insn *insn);
-/* Register lookup (case-insensitive; st, st(i) handled by the parser).
- * Returns the ZydisRegister or 0. */
-int asm_lookup_register(const char *s, size_t n);
-int asm_register_size(int reg);  /* width in bits for the size rules */
-bool asm_register_is_mask(int reg);
-bool asm_register_is_rip(int reg);
 
-/* ---- items: the statement list that layout.c lays out ------------------ */
+/* ---- asm_prog: what the parser hands layout --------------------------- */
 
 /* Most statements one assembly may hold (after `n*|x|` expansion).  The
  * fuzz build lowers it (tests/fuzz/run.sh): under the sanitizers one input
@@ -196,8 +235,14 @@ typedef struct asm_prog {
     int *lhash; size_t lhash_cap;   /* label name -> index + 1, open addressing */
 } asm_prog;
 
+/* parser.c: fill *prog from `text` (which must outlive it).  Returns 0,
+ * NB_EINPUT (*err filled) or NB_ENOMEM; *prog is freed by asm_prog_free()
+ * either way. */
 int asm_parse(const char *text, asm_prog *prog, asm_error *err);
-int asm_layout(asm_prog *prog, asm_code *out, asm_error *err);
 void asm_prog_free(asm_prog *prog);
+
+/* layout.c: place the items and fill *out (asm_code_free() frees it).
+ * Returns 0, NB_EINPUT (undefined label, branch out of range) or NB_ENOMEM. */
+int asm_layout(asm_prog *prog, asm_code *out, asm_error *err);
 
 #endif

@@ -5,7 +5,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include <Zydis/Zydis.h>
+#include <Zydis/Disassembler.h>
+#include <Zydis/MetaInfo.h>
+#include <Zydis/Mnemonic.h>
+#include <Zydis/Register.h>
+#include <Zydis/Utils.h>
 
 #include "asm/asm.h"
 

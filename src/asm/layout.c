@@ -4,65 +4,12 @@
  * rel32 when the target is out of reach; widening only grows code, so the
  * loop ends (this is what as's relaxation does, and it gives the same
  * sizes).  `.p2align` padding is recomputed on every pass from the current
- * offsets.  asm_assemble() also lives here: it runs lex -> parse -> layout. */
+ * offsets.  The asm_code it fills is freed by asm_code_free(), also here. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "asm/asm_internal.h"
 #include "sys/status.h"
-
-size_t asm_nop_bytes(int n, uint8_t out[15])
-{
-    static const uint8_t nop8[8] = {0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00};
-    static const uint8_t small[8][8] = {
-        {0}, {0x90}, {0x66, 0x90}, {0x0f, 0x1f, 0x00}, {0x0f, 0x1f, 0x40, 0x00},
-        {0x0f, 0x1f, 0x44, 0x00, 0x00}, {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},
-        {0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00},
-    };
-    if (n < 1 || n > 15)
-        return 0;
-    if (n <= 7) {
-        memcpy(out, small[n], (size_t)n);
-        return (size_t)n;
-    }
-    size_t k = 0;
-    if (n == 9)
-        out[k++] = 0x66;
-    if (n >= 10) {
-        for (int i = 0; i < n - 9; i++)
-            out[k++] = 0x66;
-        out[k++] = 0x2e;
-    }
-    memcpy(out + k, nop8, 8);
-    return k + 8;
-}
-
-/* as pads alignment gaps with 11-byte NOPs and one shorter NOP at the end;
- * its NOPs of 1 to 11 bytes are exactly nanoBench's |1 to |11.  A gap of
- * 88 bytes or more starts with a jump over the rest (rel8 while it
- * reaches, else rel32), as as 2.40 does. */
-static void fill_nops(uint8_t *p, size_t n)
-{
-    if (n >= 88) {
-        size_t rest = n - 2;
-        if (rest <= 127) {
-            *p++ = 0xeb;
-            *p++ = (uint8_t)rest;
-        } else {
-            rest = n - 5;
-            *p++ = 0xe9;
-            for (int k = 0; k < 4; k++)
-                *p++ = (uint8_t)(rest >> (8 * k));
-        }
-        n = rest;
-    }
-    while (n > 11) {
-        p += asm_nop_bytes(11, p);
-        n -= 11;
-    }
-    if (n)
-        asm_nop_bytes((int)n, p);
-}
 
 static size_t align_pad(const asm_item *it, size_t off)
 {
@@ -90,7 +37,7 @@ static int64_t branch_target(const asm_prog *g, const asm_item *it)
     return (int64_t)g->items[g->labels[it->label].item].offset;
 }
 
-static int fail_label(asm_prog *g, asm_error *err, const asm_item *it, const char *msg)
+static int fail_label(const asm_prog *g, asm_error *err, const asm_item *it, const char *msg)
 {
     const asm_srcstmt *s = &g->stmts[it->stmt];
     const asm_label *l = &g->labels[it->label];
@@ -98,28 +45,35 @@ static int fail_label(asm_prog *g, asm_error *err, const asm_item *it, const cha
                     g->text + l->pos);
 }
 
-int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
+/* Every label a statement refers to must be defined. */
+static int check_labels(const asm_prog *g, asm_error *err)
 {
-    /* every referenced label must be defined */
     for (size_t i = 0; i < g->n_labels; i++) {
         const asm_label *l = &g->labels[i];
         if (l->item < 0)
             return asm_fail(err, g->text, l->line, l->col, "undefined label '%.*s'",
                             (int)l->len, g->text + l->pos);
     }
+    return 0;
+}
+
+/* Give every item its offset, widening short branches that do not reach
+ * until none changes; *total is the code's size.  A branch with no rel32
+ * form (jrcxz, loop) that does not reach is an error. */
+static int relax_branches(asm_prog *g, size_t *total, asm_error *err)
+{
     for (size_t i = 0; i < g->n_items; i++) {
         asm_item *it = &g->items[i];
         if (it->kind == IT_BRANCH)
             it->is_long = it->slen == 0;
     }
-    size_t total = 0;
-    for (int pass = 0;; pass++) {
+    for (;;) {
         size_t off = 0;
         for (size_t i = 0; i < g->n_items; i++) {
             g->items[i].offset = off;
             off += item_size(&g->items[i], off);
         }
-        total = off;
+        *total = off;
         bool changed = false;
         for (size_t i = 0; i < g->n_items; i++) {
             asm_item *it = &g->items[i];
@@ -140,82 +94,93 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
             }
         }
         if (!changed)
-            break;
+            return 0;
     }
+}
 
-    /* output */
+/* Write little-endian `v` in `n` bytes at p. */
+static void put_le(uint8_t *p, uint32_t v, int n)
+{
+    for (int k = 0; k < n; k++)
+        p[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* Write item `it`'s `sz` bytes at dst, its final offset in the code:
+ * branch and [rip + label] displacements filled in, alignment padded. */
+static int emit_item(const asm_prog *g, const asm_item *it, uint8_t *dst, size_t sz,
+                     asm_error *err)
+{
+    switch (it->kind) {
+    case IT_BYTES:
+        memcpy(dst, it->len || !it->data_len ? it->bytes : g->data + it->data_off,
+               it->data_len);
+        break;
+    case IT_BRANCH: {
+        int64_t target = branch_target(g, it);
+        int64_t d = target - (int64_t)(it->offset + sz);
+        if (it->is_long && (d < INT32_MIN || d > INT32_MAX))
+            return asm_fail(err, g->text, g->stmts[it->stmt].line, g->stmts[it->stmt].col,
+                            "branch target out of range");
+        if (it->is_long) {
+            memcpy(dst, it->lbytes, it->llen);
+            put_le(dst + sz - 4, (uint32_t)(int32_t)d, 4);
+        } else {
+            memcpy(dst, it->bytes, it->slen);
+            dst[sz - 1] = (uint8_t)(int8_t)d;
+        }
+        break;
+    }
+    case IT_RIPREL: {
+        memcpy(dst, it->bytes, it->len);
+        int64_t d = (int64_t)g->items[g->labels[it->label].item].offset + it->rel -
+                    (int64_t)(it->offset + it->len);
+        put_le(dst + it->p2, (uint32_t)(int32_t)d, 4);
+        break;
+    }
+    case IT_ALIGN:
+        if (it->fill >= 0 && it->fill != 0x90) /* as pads with NOPs for 0x90 too */
+            memset(dst, it->fill, sz);
+        else
+            asm_nop_fill(dst, sz);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* Fill *out from the laid-out items: the bytes, and one asm_stmt per source
+ * statement (a long data directive's continuation items add to the
+ * statement before them) with its text copied into one block. */
+static int write_code(const asm_prog *g, size_t total, asm_code *out, asm_error *err)
+{
     memset(out, 0, sizeof *out);
-    out->bytes = malloc(total ? total : 1);
     size_t n_st = 0, text_len = 0;
     for (size_t i = 0; i < g->n_items; i++) {
         const asm_item *it = &g->items[i];
         if (it->cont)
-            continue; /* continuation of a long data directive */
+            continue;
         n_st++;
         text_len += g->stmts[it->stmt].len + 1;
     }
-    out->stmts = calloc(n_st ? n_st : 1, sizeof *out->stmts);
+    uint8_t *bytes = malloc(total ? total : 1);
+    asm_stmt *stmts = calloc(n_st ? n_st : 1, sizeof *stmts);
     char *texts = malloc(text_len ? text_len : 1);
-    if (!out->bytes || !out->stmts || !texts) {
-        free(texts);
-        asm_code_free(out);
-        return NB_ENOMEM;
-    }
+    int rc = bytes && stmts && texts ? 0 : NB_ENOMEM;
     size_t si = 0;
     char *tp = texts;
-    for (size_t i = 0; i < g->n_items; i++) {
+    for (size_t i = 0; !rc && i < g->n_items; i++) {
         const asm_item *it = &g->items[i];
-        uint8_t *dst = out->bytes + it->offset;
         size_t sz = item_size(it, it->offset);
-        switch (it->kind) {
-        case IT_BYTES:
-            memcpy(dst, it->len || !it->data_len ? it->bytes : g->data + it->data_off,
-                   it->data_len);
+        rc = emit_item(g, it, bytes + it->offset, sz, err);
+        if (rc)
             break;
-        case IT_BRANCH: {
-            int64_t target = branch_target(g, it);
-            int64_t d = target - (int64_t)(it->offset + sz);
-            if (it->is_long && (d < INT32_MIN || d > INT32_MAX)) {
-                free(texts);
-                asm_code_free(out);
-                return asm_fail(err, g->text, g->stmts[it->stmt].line, g->stmts[it->stmt].col,
-                                "branch target out of range");
-            }
-            if (it->is_long) {
-                memcpy(dst, it->lbytes, it->llen);
-                uint32_t v = (uint32_t)(int32_t)d;
-                for (int k = 0; k < 4; k++)
-                    dst[sz - 4 + k] = (uint8_t)(v >> (8 * k));
-            } else {
-                memcpy(dst, it->bytes, it->slen);
-                dst[sz - 1] = (uint8_t)(int8_t)d;
-            }
-            break;
-        }
-        case IT_RIPREL: {
-            memcpy(dst, it->bytes, it->len);
-            int64_t d = (int64_t)g->items[g->labels[it->label].item].offset + it->rel -
-                        (int64_t)(it->offset + it->len);
-            uint32_t v = (uint32_t)(int32_t)d;
-            for (int k = 0; k < 4; k++)
-                dst[it->p2 + k] = (uint8_t)(v >> (8 * k));
-            break;
-        }
-        case IT_ALIGN:
-            if (it->fill >= 0 && it->fill != 0x90) /* as pads with NOPs for 0x90 too */
-                memset(dst, it->fill, sz);
-            else
-                fill_nops(dst, sz);
-            break;
-        default:
-            break;
-        }
         if (it->cont && si > 0) {
-            out->stmts[si - 1].size += sz;
+            stmts[si - 1].size += sz;
             continue;
         }
         const asm_srcstmt *s = &g->stmts[it->stmt];
-        asm_stmt *st = &out->stmts[si++];
+        asm_stmt *st = &stmts[si++];
         st->offset = it->offset;
         st->size = sz;
         st->line = s->line;
@@ -225,39 +190,30 @@ int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
         tp[s->len] = 0;
         tp += s->len + 1;
     }
-    if (si == 0)
-        free(texts); /* nothing points into it */
+    if (rc || si == 0)
+        free(texts); /* on success with no statement nothing points into it */
+    if (rc) {
+        free(stmts);
+        free(bytes);
+        return rc;
+    }
+    out->bytes = bytes;
     out->size = total;
+    out->stmts = stmts;
     out->n_stmts = si;
     return 0;
 }
 
-void asm_prog_free(asm_prog *g)
+int asm_layout(asm_prog *g, asm_code *out, asm_error *err)
 {
-    free(g->items);
-    free(g->labels);
-    free(g->stmts);
-    free(g->data);
-    free(g->lhash);
-    memset(g, 0, sizeof *g);
-}
-
-int asm_assemble(const char *text, asm_code *out, asm_error *err)
-{
-    asm_prog prog = {0};
-    asm_error dummy;
-    if (!err)
-        err = &dummy;
-    memset(err, 0, sizeof *err);
-    memset(out, 0, sizeof *out);
-    int rc = asm_parse(text, &prog, err);
-    if (!rc)
-        rc = asm_layout(&prog, out, err);
-    if (rc == NB_ENOMEM) {
-        snprintf(err->message, sizeof err->message, "out of memory");
-    }
-    asm_prog_free(&prog);
-    return rc ? (rc == NB_ENOMEM ? NB_ENOMEM : NB_EINPUT) : 0;
+    int rc = check_labels(g, err);
+    if (rc)
+        return rc;
+    size_t total = 0;
+    rc = relax_branches(g, &total, err);
+    if (rc)
+        return rc;
+    return write_code(g, total, out, err);
 }
 
 /* All statement texts live in one block that starts at stmts[0].text. */
@@ -270,18 +226,4 @@ void asm_code_free(asm_code *code)
     free(code->stmts);
     free(code->bytes);
     memset(code, 0, sizeof *code);
-}
-
-void asm_error_print(FILE *f, const char *origin, const asm_error *err)
-{
-    if (err->line > 0)
-        fprintf(f, "nb: %s:%d:%d: %s\n", origin, err->line, err->col, err->message);
-    else
-        fprintf(f, "nb: %s: %s\n", origin, err->message);
-    if (err->source[0]) {
-        fprintf(f, "    %s\n    ", err->source);
-        for (int i = 1; i < err->col; i++)
-            fputc(' ', f);
-        fputs("^\n", f);
-    }
 }

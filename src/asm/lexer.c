@@ -5,41 +5,11 @@
  * (with \n \t \\ \' \0 escapes) is a number too.  `#` starts a comment to the
  * end of the line, as in as.  ';' and newline both end a statement. */
 #include <ctype.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "asm/asm_internal.h"
 #include "sys/status.h"
-
-void asm_error_set(asm_error *err, const char *text, int line, int col, const char *fmt, ...)
-{
-    if (!err)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    err->line = line;
-    err->col = col;
-    err->source[0] = 0;
-    if (text && line > 0) {
-        const char *p = text;
-        for (int l = 1; l < line && *p; p++)
-            if (*p == '\n')
-                l++;
-        size_t n = strcspn(p, "\n");
-        if (n >= sizeof err->source)
-            n = sizeof err->source - 1;
-        memcpy(err->source, p, n);
-        err->source[n] = 0;
-        /* tabs would misplace the caret; show them as spaces */
-        for (size_t i = 0; i < n; i++)
-            if (err->source[i] == '\t' || err->source[i] == '\r')
-                err->source[i] = ' ';
-    }
-}
 
 static bool is_ident_start(int c)
 {
@@ -135,12 +105,100 @@ void asm_lexer_seek(asm_lexer *lx, uint32_t pos, int line, int col)
     lx->line_start = lx->p - (col - 1);
 }
 
+/* NUM: digits and letters (0x1f, 0b101, 017, 0ffh).  Two such runs are
+ * not numbers: {1to16}, a broadcast decorator, and 1b, 2f, as's local label
+ * references; they are identifiers. */
+static int lex_number(const char *text, const char **pp, asm_tok *t, asm_error *err)
+{
+    const char *p = *pp, *s = p;
+    while (isalnum((unsigned char)*p))
+        p++;
+    t->kind = TK_NUM;
+    t->len = (uint32_t)(p - s);
+    if ((t->len > 3 && s[0] == '1' && (s[1] == 't' || s[1] == 'T') &&
+         (s[2] == 'o' || s[2] == 'O')) ||
+        is_local_ref(s, t->len)) {
+        t->kind = TK_IDENT;
+    } else if (!parse_number(s, t->len, &t->num))
+        return asm_fail(err, text, t->line, t->col, "bad number '%.*s'", (int)t->len, s);
+    *pp = p;
+    return 0;
+}
+
+/* CHAR: 'a' or an escape \n \t \r \0 \\ \', a number. */
+static int lex_char(const char *text, const char **pp, asm_tok *t, asm_error *err)
+{
+    const char *p = *pp, *s = p++;
+    uint64_t v;
+    if (*p == '\\') {
+        p++;
+        switch (*p) {
+        case 'n': v = '\n'; break;
+        case 't': v = '\t'; break;
+        case 'r': v = '\r'; break;
+        case '0': v = 0; break;
+        case '\\': v = '\\'; break;
+        case '\'': v = '\''; break;
+        default:
+            return asm_fail(err, text, t->line, t->col, "bad character literal");
+        }
+        p++;
+    } else if (*p && *p != '\n') {
+        v = (unsigned char)*p++;
+    } else {
+        return asm_fail(err, text, t->line, t->col, "bad character literal");
+    }
+    /* as accepts 'a without the closing quote; so do we */
+    if (*p == '\'')
+        p++;
+    t->kind = TK_NUM;
+    t->num = v;
+    t->len = (uint32_t)(p - s);
+    *pp = p;
+    return 0;
+}
+
+/* token := NUM | IDENT | CHAR | PUNCT, at *pp (not a separator or the end);
+ * fills *t past its place and advances *pp. */
+static int lex_token(const char *text, const char **pp, asm_tok *t, asm_error *err)
+{
+    const char *p = *pp;
+    unsigned char c = (unsigned char)*p;
+    if (isdigit(c))
+        return lex_number(text, pp, t, err);
+    if (c == '\'')
+        return lex_char(text, pp, t, err);
+    if (is_ident_start(c)) {
+        const char *s = p;
+        while (is_ident_char((unsigned char)*p))
+            p++;
+        t->kind = TK_IDENT;
+        t->len = (uint32_t)(p - s);
+    } else if ((c == '<' && p[1] == '<') || (c == '>' && p[1] == '>')) {
+        t->kind = TK_PUNCT;
+        t->ch = (char)c;
+        t->len = 2;
+        p += 2;
+    } else if (strchr(",[]+-*/:{}()|~&^!%", c)) {
+        t->kind = TK_PUNCT;
+        t->ch = (char)c;
+        t->len = 1;
+        p++;
+    } else {
+        t->kind = TK_BAD;
+        t->len = 1;
+        return asm_fail(err, text, t->line, t->col, "unexpected character '%c'",
+                        isprint(c) ? c : '?');
+    }
+    *pp = p;
+    return 0;
+}
+
+/* stmt_tokens := { token } ( SEP | END ), blanks and `#` comments skipped. */
 int asm_lex_stmt(asm_lexer *lx, asm_error *err)
 {
     const char *text = lx->text;
     const char *p = lx->p;
-    int line = lx->line;
-    const char *line_start = lx->line_start;
     asm_toks *out = &lx->toks;
     out->n = 0;
     for (;;) {
@@ -152,91 +210,29 @@ int asm_lex_stmt(asm_lexer *lx, asm_error *err)
                 p++;
         }
         t.pos = (uint32_t)(p - text);
-        t.line = line;
-        t.col = (int)(p - line_start) + 1;
+        t.line = lx->line;
+        t.col = (int)(p - lx->line_start) + 1;
         if (!*p) {
             t.kind = TK_END;
             lx->p = p;
             return push(out, &t);
         }
-        unsigned char c = (unsigned char)*p;
-        if (c == '\n' || c == ';') {
+        if (*p == '\n' || *p == ';') {
             t.kind = TK_SEP;
-            t.newline = c == '\n';
+            t.newline = *p == '\n';
             t.len = 1;
             p++;
-            if (c == '\n') {
-                line++;
-                line_start = p;
+            if (t.newline) {
+                lx->line++;
+                lx->line_start = p;
             }
             lx->p = p;
-            lx->line = line;
-            lx->line_start = line_start;
             return push(out, &t);
-        } else if (isdigit(c)) {
-            const char *s = p;
-            while (isalnum((unsigned char)*p))
-                p++;
-            t.kind = TK_NUM;
-            t.len = (uint32_t)(p - s);
-            /* Not numbers: {1to16}, a broadcast decorator, and 1b, 2f, as's
-             * local label references. */
-            if ((t.len > 3 && s[0] == '1' && (s[1] == 't' || s[1] == 'T') &&
-                 (s[2] == 'o' || s[2] == 'O')) ||
-                is_local_ref(s, t.len)) {
-                t.kind = TK_IDENT;
-            } else if (!parse_number(s, t.len, &t.num))
-                return asm_fail(err, text, t.line, t.col, "bad number '%.*s'", (int)t.len, s);
-        } else if (is_ident_start(c)) {
-            const char *s = p;
-            while (is_ident_char((unsigned char)*p))
-                p++;
-            t.kind = TK_IDENT;
-            t.len = (uint32_t)(p - s);
-        } else if (c == '\'') {
-            const char *s = p++;
-            uint64_t v;
-            if (*p == '\\') {
-                p++;
-                switch (*p) {
-                case 'n': v = '\n'; break;
-                case 't': v = '\t'; break;
-                case 'r': v = '\r'; break;
-                case '0': v = 0; break;
-                case '\\': v = '\\'; break;
-                case '\'': v = '\''; break;
-                default:
-                    return asm_fail(err, text, t.line, t.col, "bad character literal");
-                }
-                p++;
-            } else if (*p && *p != '\n') {
-                v = (unsigned char)*p++;
-            } else {
-                return asm_fail(err, text, t.line, t.col, "bad character literal");
-            }
-            /* as accepts 'a without the closing quote; so do we */
-            if (*p == '\'')
-                p++;
-            t.kind = TK_NUM;
-            t.num = v;
-            t.len = (uint32_t)(p - s);
-        } else if ((c == '<' && p[1] == '<') || (c == '>' && p[1] == '>')) {
-            t.kind = TK_PUNCT;
-            t.ch = (char)c;
-            t.len = 2;
-            p += 2;
-        } else if (strchr(",[]+-*/:{}()|~&^!%", c)) {
-            t.kind = TK_PUNCT;
-            t.ch = (char)c;
-            t.len = 1;
-            p++;
-        } else {
-            t.kind = TK_BAD;
-            t.len = 1;
-            return asm_fail(err, text, t.line, t.col, "unexpected character '%c'",
-                            isprint(c) ? c : '?');
         }
-        int rc = push(out, &t);
+        int rc = lex_token(text, &p, &t, err);
+        if (rc)
+            return rc;
+        rc = push(out, &t);
         if (rc)
             return rc;
     }

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "measure/bench.h"
-#include "cli/job.h"
+#include "measure/session.h"
+#include "cli/run.h"
 #include "lib/clock.h"
 #include "report/output.h"
 #include "report/record.h"
@@ -18,7 +18,7 @@
 
 #define LINE_MAX_BYTES (16u << 20)
 
-int batch_split(const char *line, char ***argv_out, char **store_out, char *err, size_t errlen)
+int batch_split(const char *line, char ***argv_out, char **store_out, nb_error *err)
 {
     size_t len = strlen(line);
     char *store = malloc(len + 1);
@@ -26,7 +26,7 @@ int batch_split(const char *line, char ***argv_out, char **store_out, char *err,
     if (!store || !argv) {
         free(store);
         free(argv);
-        snprintf(err, errlen, "out of memory");
+        nb_error_set(err, NB_ENOMEM, "out of memory");
         return -1;
     }
     int n = 0;
@@ -42,7 +42,10 @@ int batch_split(const char *line, char ***argv_out, char **store_out, char *err,
             if (*p == '\'') {
                 const char *q = strchr(p + 1, '\'');
                 if (!q) {
-                    snprintf(err, errlen, "column %zu: unterminated ' quote", (size_t)(p - line) + 1);
+                    nb_error_set(err, NB_EUSAGE, "column %zu: unterminated ' quote",
+                                 (size_t)(p - line) + 1);
+                    if (err)
+                        err->col = (int)(p - line) + 1;
                     goto fail;
                 }
                 memcpy(w, p + 1, (size_t)(q - p - 1));
@@ -57,8 +60,10 @@ int batch_split(const char *line, char ***argv_out, char **store_out, char *err,
                     *w++ = *p++;
                 }
                 if (*p != '"') {
-                    snprintf(err, errlen, "column %zu: unterminated \" quote",
-                             (size_t)(open - line) + 1);
+                    nb_error_set(err, NB_EUSAGE, "column %zu: unterminated \" quote",
+                                 (size_t)(open - line) + 1);
+                    if (err)
+                        err->col = (int)(open - line) + 1;
                     goto fail;
                 }
                 p++;
@@ -124,41 +129,6 @@ static void progress_show(progress *p)
     fflush(stderr);
 }
 
-/* A line's diagnostics on stderr, each "nb: " line as "nb: line N: ". */
-static void relay_diag(const char *text, long line)
-{
-    const char *p = text;
-    while (*p) {
-        size_t n = strcspn(p, "\n");
-        if (strncmp(p, "nb: ", 4) == 0)
-            fprintf(stderr, "nb: line %ld: %.*s\n", line, (int)(n - 4), p + 4);
-        else
-            fprintf(stderr, "%.*s\n", (int)n, p);
-        p += n + (p[n] == '\n');
-    }
-}
-
-/* The message for the record: the diagnostics without "nb: " prefixes. */
-static void diag_message(const char *text, char *out, size_t len)
-{
-    size_t at = 0;
-    out[0] = '\0';
-    const char *p = text;
-    while (*p && at + 1 < len) {
-        size_t n = strcspn(p, "\n");
-        const char *s = p;
-        if (strncmp(s, "nb: ", 4) == 0) {
-            s += 4;
-            n -= 4;
-        }
-        int w = snprintf(out + at, len - at, "%s%.*s", at ? "\n" : "", (int)n, s);
-        if (w < 0)
-            break;
-        at += (size_t)w < len - at ? (size_t)w : len - at - 1;
-        p = s + n + (s[n] == '\n');
-    }
-}
-
 /* Options a line may not set, by comparing with the command line's. */
 static const char *line_forbidden(const nb_options *base, const nb_options *lo)
 {
@@ -180,84 +150,78 @@ static const char *line_forbidden(const nb_options *base, const nb_options *lo)
 
 typedef struct batch_state {
     const nb_options *base;
-    const cpu_info *cpu;
-    const char *uarch;
-    const nb_fingerprint *fp;
-    bench_session *session;
+    run_env env;             /* shared by every line: session, output */
     nb_out out;
     progress prog;
-    bool backend_shown;
     long failed;
 } batch_state;
 
-/* Run one line; returns 0, or the line's failure status, or NB_ESYSTEM when
- * the output itself failed (the batch stops then). */
+static void clear_progress(void *ctx)
+{
+    progress_clear(ctx);
+}
+
+/* A line's words as options on top of the command line's; 0, or a usage
+ * error in *err. */
+static int parse_line(const batch_state *b, const char *text, nb_options *lo, char ***argv,
+                      char **store, bool *parsed, nb_error *err)
+{
+    int n = batch_split(text, argv, store, err);
+    if (n < 0)
+        return err->status;
+    int rc = options_parse(n, *argv, 0, lo, err);
+    if (rc)
+        return rc;
+    *parsed = true;
+    const char *bad = line_forbidden(b->base, lo);
+    if (bad)
+        return nb_error_set(err, NB_EUSAGE, "option %s cannot be set on a batch line (give it "
+                            "on the command line)", bad);
+    if (!lo->asm_code && !lo->code)
+        return nb_error_set(err, NB_EUSAGE, "nothing to benchmark: the line gives no -asm or "
+                            "-code");
+    return 0;
+}
+
+/* Run one line: its record, and its error on stderr as "nb: line N: ...".
+ * Returns 0 or the line's failure status. */
 static int run_line(batch_state *b, const char *text, long line_no)
 {
-    char *mem = NULL;
-    size_t mem_len = 0;
-    FILE *diag = open_memstream(&mem, &mem_len);
-    if (!diag)
-        return NB_ENOMEM;
     nb_options lo = *b->base;
-    lo.batch = b->base->batch;
-    nb_job j;
-    memset(&j, 0, sizeof j);
-    bool have_job = false;
-    char **argv = NULL, *store = NULL, err[1024];
-    int rc = 0;
+    char **argv = NULL, *store = NULL;
     bool parsed = false;
-    int n = batch_split(text, &argv, &store, err, sizeof err);
-    if (n < 0) {
-        fprintf(diag, "nb: %s\n", err);
-        rc = NB_EUSAGE;
-    } else if ((rc = options_parse(n, argv, 0, &lo, err, sizeof err)) != 0) {
-        fprintf(diag, "nb: %s\n", err);
-    } else {
-        parsed = true;
-        const char *bad = line_forbidden(b->base, &lo);
-        if (bad) {
-            fprintf(diag, "nb: option %s cannot be set on a batch line (give it on the command line)\n",
-                    bad);
-            rc = NB_EUSAGE;
-        } else if (!lo.asm_code && !lo.code) {
-            fprintf(diag, "nb: nothing to benchmark: the line gives no -asm or -code\n");
-            rc = NB_EUSAGE;
-        }
+    nb_error err;
+    nb_error_clear(&err);
+    b->env.line = line_no;
+    b->env.line_text = text;
+    int rc = parse_line(b, text, &lo, &argv, &store, &parsed, &err);
+    if (rc)
+        run_record_failure(&b->env, parsed ? &lo : b->base, false, &err);
+    else
+        rc = run_and_record(&b->env, &lo, &err);
+    if (rc) {
+        progress_clear(&b->prog);
+        snprintf(err.within, sizeof err.within, "line %ld", line_no);
+        nb_error_print(stderr, &err);
     }
-    if (rc == 0) {
-        have_job = true;
-        rc = job_load_code(&j, &lo, diag);
-        if (rc == 0)
-            rc = job_resolve_events(&j, b->cpu, b->uarch, diag);
-        if (rc == 0)
-            rc = job_measure(&j, b->session, b->cpu, diag);
-    }
-    fclose(diag);
-    char *command = record_command(&lo);
-    record_ctx ctx = {.fp = b->fp, .command = command, .line = line_no, .line_text = text};
-    static char message[8192];
-    diag_message(mem ? mem : "", message, sizeof message);
-    progress_clear(&b->prog);
-    if (mem && mem[0])
-        relay_diag(mem, line_no);
-    if (rc == 0 && !b->backend_shown) {
-        char bl[512];
-        bench_backend_line(&j.res, bl, sizeof bl);
-        nb_note("backend: %s", bl);
-        b->backend_shown = true;
-    }
-    int orc = out_record(&b->out, &ctx, parsed ? &lo : b->base, have_job ? &j : NULL,
-                         rc, message);
-    free(command);
-    free(mem);
-    if (have_job)
-        job_free(&j);
     free(argv);
     free(store);
-    if (orc)
-        return orc;
     return rc;
+}
+
+/* Too long, or a NUL byte: not a text line.  Its record and error. */
+static int bad_line(batch_state *b, long line_no, bool too_long)
+{
+    nb_error err;
+    nb_error_set(&err, NB_EINPUT, "%s", too_long ? "line longer than 16 MiB"
+                                                 : "line contains a NUL byte");
+    b->env.line = line_no;
+    b->env.line_text = "";
+    run_record_failure(&b->env, b->base, true, &err);
+    progress_clear(&b->prog);
+    snprintf(err.within, sizeof err.within, "line %ld", line_no);
+    nb_error_print(stderr, &err);
+    return NB_EINPUT;
 }
 
 int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
@@ -267,20 +231,22 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
     FILE *f = from_stdin ? stdin : fopen(base->batch, "r");
     if (!f)
         return nb_error_set(err, NB_EINPUT, "-batch %s: %s", base->batch, strerror(errno));
-    batch_state b = {.base = base, .cpu = cpu, .uarch = uarch, .fp = fp};
+    batch_state b = {.base = base};
     b.prog.on = isatty(STDERR_FILENO) == 1;
     if (b.prog.on && !from_stdin) {
         b.prog.total = count_lines(f);
         rewind(f);
     }
     b.prog.t0 = clock_ns() * 1e-9;
-    b.session = bench_session_new();
-    if (!b.session) {
+    bench_session *session = bench_session_new();
+    if (!session) {
         if (!from_stdin)
             fclose(f);
         return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     out_init(&b.out, base->output, stdout, true);
+    b.env = (run_env){.cpu = cpu, .uarch = uarch, .fp = fp, .session = session, .out = &b.out,
+                      .before_output = clear_progress, .ctx = &b.prog};
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -295,22 +261,13 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
             continue;
         n_lines++;
         int rc;
-        if ((size_t)len > LINE_MAX_BYTES || strlen(line) != (size_t)len) {
-            /* too long, or a NUL byte: not a text line */
-            record_ctx ctx = {.fp = fp, .command = NULL, .line = line_no, .line_text = ""};
-            const char *msg = (size_t)len > LINE_MAX_BYTES ? "line longer than 16 MiB"
-                                                           : "line contains a NUL byte";
-            progress_clear(&b.prog);
-            fprintf(stderr, "nb: line %ld: %s\n", line_no, msg);
-            rc = out_record(&b.out, &ctx, base, NULL, NB_EINPUT, msg);
-            if (rc == 0)
-                rc = NB_EINPUT;
-        } else {
+        if ((size_t)len > LINE_MAX_BYTES || strlen(line) != (size_t)len)
+            rc = bad_line(&b, line_no, (size_t)len > LINE_MAX_BYTES);
+        else
             rc = run_line(&b, line, line_no);
-        }
-        if (rc == NB_ESYSTEM && ferror(stdout)) {
-            fprintf(stderr, "nb: cannot write the results: %s\n", strerror(errno));
-            status = NB_ESYSTEM;
+        if (ferror(stdout)) {
+            status = nb_error_set(err, NB_ESYSTEM, "cannot write the results: %s",
+                                  strerror(errno));
             break;
         }
         if (rc) {
@@ -327,6 +284,6 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
     if (b.prog.on || b.failed)
         nb_note("batch: %ld line%s, %ld failed", n_lines, n_lines == 1 ? "" : "s", b.failed);
     out_free(&b.out);
-    bench_session_free(b.session);
+    bench_session_free(session);
     return status;
 }

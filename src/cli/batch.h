@@ -27,8 +27,9 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
                const nb_fingerprint *fp, nb_error *err);
 
 /* Split a batch line into words.  Returns the number of words (argv[] point
- * into *store, malloc'd, which the caller frees), or -1 with a message in err
- * (an unterminated quote).  A '#' where a word begins starts a comment. */
-int batch_split(const char *line, char ***argv, char **store, char *err, size_t errlen);
+ * into *store, malloc'd, which the caller frees), or -1 with *err filled (an
+ * unterminated quote: NB_EUSAGE, its column in err->col; NB_ENOMEM).  A '#'
+ * where a word begins starts a comment. */
+int batch_split(const char *line, char ***argv, char **store, nb_error *err);
 
 #endif

@@ -1,20 +1,31 @@
-/* nb options: one table drives parsing, abbreviation, validation and -help.
+/* nb options: one table drives parsing, abbreviation, validation and -help,
+ * for nb's benchmark options and for the -mess command's.
  *
  * Abbreviation follows nanoBench: any unique prefix names an option.  nb adds
  * options of its own, so a prefix is first resolved among nanoBench's options
  * (so `-l` stays `-loop_count` although nb also has `-list_events`), and only
- * if it names none of them among nb's additions.  An exact name always wins. */
+ * if it names none of them among nb's additions.  An exact name always wins.
+ * The -mess options (group OPT_MESS) fill a mess_options and are looked up
+ * only after -mess, where no other option is; before it they are unknown. */
 #include "cli/options.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sys/error.h"
 #include "sys/status.h"
+
+typedef enum {
+    OPT_NANOBENCH,    /* one of nanoBench's options */
+    OPT_NB,           /* one of nb's additions */
+    OPT_MESS,         /* a -mess option: the field is in mess_options */
+} opt_group;
 
 typedef enum {
     OPT_FLAG,     /* bool, no value */
@@ -25,7 +36,13 @@ typedef enum {
     OPT_AGG,      /* no value; sets agg to `min` */
     OPT_ENUM,     /* one of `choices` (|-separated); index stored as int */
     OPT_OPTSTR,   /* flag with an optional value (next arg unless it starts with '-') */
+    OPT_LIST,     /* int list "a,b,c" in [min, max]: ints at offset, their count
+                     (int) at offset2; at most OPT_LIST_MAX */
+    OPT_RANGES,   /* the same, "a-b" ranges allowed */
+    OPT_U64,      /* unsigned long long, any 64-bit value (C's base 0) */
 } opt_type;
+
+#define OPT_LIST_MAX MESS_MAX_LIST
 
 typedef struct opt_def {
     const char *name;         /* without the leading '-' */
@@ -34,14 +51,16 @@ typedef struct opt_def {
     size_t offset2;           /* OPT_OPTSTR: the string's offset */
     long min, max;
     const char *choices;      /* OPT_ENUM */
-    bool nanobench;           /* one of nanoBench's options */
+    opt_group group;
     const char *arg;          /* value placeholder for -help */
-    const char *help;
+    const char *help;         /* '\n': a continuation line */
 } opt_def;
 
 #define OFF(f) offsetof(nb_options, f)
-#define NB true
-#define EXT false
+#define MOFF(f) offsetof(mess_options, f)
+#define NB OPT_NANOBENCH
+#define EXT OPT_NB
+#define MESS OPT_MESS
 
 static const opt_def opts[] = {
     /* code */
@@ -60,7 +79,7 @@ static const opt_def opts[] = {
     {"events", OPT_STRING, OFF(events), 0, 0, 0, NULL, EXT, "<names>", "events by name from the embedded table, comma separated"},
     {"uarch", OPT_STRING, OFF(uarch), 0, 0, 0, NULL, EXT, "<name>", "use this microarchitecture's table instead of CPUID's"},
     /* repetition */
-    {"n_measurements", OPT_LONG, OFF(n_measurements), 0, 1, 1000000, NULL, NB, "<n>", "measurements per run() (default 10)"},
+    {"n_measurements", OPT_LONG, OFF(n_measurements), 0, 1, 1000000, NULL, NB, "<n>", "measurements per run() (default 10; emulated counts take one: they do not depend on timing)"},
     {"unroll_count", OPT_LONG, OFF(unroll_count), 0, 1, 100000000, NULL, NB, "<n>", "copies of the code in the inner loop (default 1000)"},
     {"loop_count", OPT_LONG, OFF(loop_count), 0, 0, 1000000000, NULL, NB, "<n>", "inner loop iterations, counted in R15 which the code must not touch (default 0: no loop)"},
     {"warm_up_count", OPT_LONG, OFF(warm_up_count), 0, 0, 1000000, NULL, NB, "<n>", "discarded runs before measuring, per run() (default 5)"},
@@ -84,9 +103,9 @@ static const opt_def opts[] = {
     {"usr", OPT_LONG, OFF(usr), 0, 0, 1, NULL, NB, "<0|1>", "count in user mode (default 1)"},
     {"os", OPT_LONG, OFF(os), 0, 0, 1, NULL, NB, "<0|1>", "count in kernel mode (default 0)"},
     {"debug", OPT_FLAG, OFF(debug), 0, 0, 0, NULL, NB, NULL, "stop before the second counter read and show the registers"},
-    {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "size of R14's memory area, K/M/G suffixes (default 1M)"},
+    {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "R14's memory area, K/M/G suffixes: R14 at its start (default: 1M, R14 in its middle)"},
     {"timeout", OPT_DOUBLE, OFF(timeout), 0, 0, 86400, NULL, EXT, "<sec>", "stop a benchmark that runs longer (default 60)"},
-    {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc"},
+    {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc|emu", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc, emu (exact counts of retired instructions, branches, loads and stores by stepping the code)"},
     /* nb's actions */
     {"dry_run", OPT_FLAG, OFF(dry_run), 0, 0, 0, NULL, EXT, NULL, "print every perf_event_attr / MSR write nb would make, then exit"},
     {"emit", OPT_STRING, OFF(emit), 0, 0, 0, NULL, EXT, "<file>", "assemble -asm only, write its bytes to file ('-': hex on stdout)"},
@@ -97,6 +116,24 @@ static const opt_def opts[] = {
     {"batch", OPT_STRING, OFF(batch), 0, 0, 0, NULL, EXT, "<file>", "one benchmark per line ('-': stdin)"},
     {"help", OPT_FLAG, OFF(help), 0, 0, 0, NULL, EXT, NULL, "this help"},
     {"version", OPT_FLAG, OFF(version), 0, 0, 0, NULL, EXT, NULL, "print nb's version"},
+    /* -mess */
+    {"mess_size", OPT_SIZE, MOFF(size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "pointer-chase buffer (K/M/G suffixes); default 2x the\nlast-level cache from CPUID, at least 64M"},
+    {"mess_gen_size", OPT_SIZE, MOFF(gen_size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "buffer of each generator; default max(2x LLC / generators, 64M)"},
+    {"mess_cpu", OPT_LONG, MOFF(cpu), 0, 0, CPU_SETSIZE - 1, NULL, MESS, "N", "CPU of the pointer chase; default the first allowed CPU"},
+    {"mess_gen_cpus", OPT_RANGES, MOFF(gen_cpus), MOFF(n_gen_cpus), 0, CPU_SETSIZE - 1, NULL, MESS, "LIST", "generator CPUs, e.g. 1,2,4-7; default every other allowed CPU"},
+    {"mess_mixes", OPT_LIST, MOFF(mixes), MOFF(n_mixes), 0, 100, NULL, MESS, "LIST", "read percentages, one curve each; default 100,80,60,50,40,20,0"},
+    {"mess_pads", OPT_LIST, MOFF(pads), MOFF(n_pads), 0, 1000000, NULL, MESS, "LIST", "padding instructions per access, one point each;\ndefault 0,2,4,6,8,12,16,24,32,48,64,96,128,256,512,1024,\n4096,16384 (0 = saturated)"},
+    {"mess_pad", OPT_ENUM, MOFF(pad), 0, 0, 0, "pause|nop", MESS, "nop|pause", "padding instruction; default nop"},
+    {"mess_reps", OPT_LONG, MOFF(reps), 0, 1, MESS_MAX_REPS, NULL, MESS, "N", "repetitions of every point (1..64); default 3"},
+    {"mess_settle", OPT_LONG, MOFF(settle_ms), 0, 0, 600000, NULL, MESS, "MS", "settling time before each point; default 50"},
+    {"mess_time", OPT_LONG, MOFF(time_ms), 0, 1, 600000, NULL, MESS, "MS", "chase window per point; default 100"},
+    {"mess_sg", OPT_LIST, MOFF(sg), MOFF(n_sg), 0, 99, NULL, MESS, "W[,ORDER]", "Savitzky-Golay window (odd) and order; default 5,2"},
+    {"mess_out", OPT_STRING, MOFF(out), 0, 0, 0, NULL, MESS, "PREFIX", "writes PREFIX.csv, PREFIX.json, PREFIX.svg; default mess"},
+    {"mess_no_huge", OPT_FLAG, MOFF(no_huge), 0, 0, 0, NULL, MESS, NULL, "do not ask for transparent huge pages"},
+    {"mess_unloaded", OPT_FLAG, MOFF(unloaded), 0, 0, 0, NULL, MESS, NULL, "measure the unloaded latency only (no generators)"},
+    {"mess_seed", OPT_U64, MOFF(seed), 0, 0, 0, NULL, MESS, "N", "seed of the chase order; default 1"},
+    {"mess_quiet", OPT_FLAG, MOFF(quiet), 0, 0, 0, NULL, MESS, NULL, "no progress line"},
+    {"mess_help", OPT_FLAG, MOFF(help), 0, 0, 0, NULL, MESS, NULL, "this list"},
 };
 #define N_OPTS (sizeof opts / sizeof opts[0])
 
@@ -111,39 +148,45 @@ void options_defaults(nb_options *o)
     o->cpu = -1;
     o->usr = 1;
     o->os = 0;
-    o->r14_size = 1L << 20;
+    o->r14_size = 0;   /* nanoBench's default: 1 MB with R14 in its middle */
     o->timeout = 60;
     o->backend = PMU_BACKEND_AUTO;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 2, 3)))
+static int fail(nb_error *err, const char *fmt, ...)
 {
+    if (!err)
+        return NB_EUSAGE;
+    nb_error_clear(err);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    nb_error_vset(err, NB_EUSAGE, fmt, ap);
     va_end(ap);
     /* Messages quote what the user typed; a newline or terminal escape in
      * it must not turn the one-line diagnostic into several lines. */
-    for (char *p = err; errlen && *p; p++)
+    for (char *p = err->message; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
     return NB_EUSAGE;
 }
 
 /* Resolve `name` (without '-') to an option: exact match, else a unique
- * prefix among nanoBench's options, else a unique prefix among nb's. */
-static const opt_def *find_option(const char *name, char *err, size_t errlen)
+ * prefix among nanoBench's options, else a unique prefix among nb's; for
+ * -mess (mess set), among the -mess options only. */
+static const opt_def *find_option(const char *name, bool mess, nb_error *err)
 {
     for (size_t i = 0; i < N_OPTS; i++)
-        if (strcmp(opts[i].name, name) == 0)
+        if ((opts[i].group == OPT_MESS) == mess && strcmp(opts[i].name, name) == 0)
             return &opts[i];
+    static const opt_group passes[2][2] = {{OPT_NANOBENCH, OPT_NB}, {OPT_MESS, OPT_MESS}};
     size_t len = strlen(name);
     for (int pass = 0; pass < 2; pass++) {
         const opt_def *hit = NULL;
         char cands[512] = "";
         int n = 0;
         for (size_t i = 0; i < N_OPTS; i++) {
-            if (opts[i].nanobench != (pass == 0) || strncmp(opts[i].name, name, len) != 0)
+            if (opts[i].group != passes[mess][pass] || strncmp(opts[i].name, name, len) != 0)
                 continue;
             hit = &opts[i];
             n++;
@@ -153,21 +196,30 @@ static const opt_def *find_option(const char *name, char *err, size_t errlen)
         if (n == 1)
             return hit;
         if (n > 1) {
-            fail(err, errlen, "option '-%s' is ambiguous: %s", name, cands);
+            fail(err, "option '-%s' is ambiguous: %s", name, cands);
             return NULL;
         }
     }
-    fail(err, errlen, "unknown option '-%s' (see nb -help)", name);
+    if (mess) {
+        /* "nb: -asm: is not a -mess option (see -mess_help)" */
+        fail(err, "is not a -mess option (see -mess_help)");
+        snprintf(err->origin, sizeof err->origin, "-%.*s", (int)sizeof err->origin - 2, name);
+        for (char *p = err->origin; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+    } else {
+        fail(err, "unknown option '-%s' (see nb -help)", name);
+    }
     return NULL;
 }
 
-static int parse_long(const opt_def *d, const char *v, long *out, char *err, size_t errlen)
+static int parse_long(const opt_def *d, const char *v, long *out, nb_error *err)
 {
     errno = 0;
     char *end;
     long x = strtol(v, &end, 0);
     if (end == v || *v == '\0')
-        return fail(err, errlen, "option -%s: '%s' is not a number", d->name, v);
+        return fail(err, "option -%s: '%s' is not a number", d->name, v);
     long mult = 1;
     if (d->type == OPT_SIZE && *end) {
         switch (*end) {
@@ -182,17 +234,54 @@ static int parse_long(const opt_def *d, const char *v, long *out, char *err, siz
         }
     }
     if (*end)
-        return fail(err, errlen, "option -%s: '%s' is not a number", d->name, v);
+        return fail(err, "option -%s: '%s' is not a number", d->name, v);
     if (errno == ERANGE || (mult > 1 && (x > LONG_MAX / mult || x < LONG_MIN / mult)))
-        return fail(err, errlen, "option -%s: '%s' is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+        return fail(err, "option -%s: '%s' is out of range (%ld to %ld)", d->name, v, d->min, d->max);
     x *= mult;
     if (x < d->min || x > d->max)
-        return fail(err, errlen, "option -%s: %s is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+        return fail(err, "option -%s: %s is out of range (%ld to %ld)", d->name, v, d->min, d->max);
     *out = x;
     return 0;
 }
 
-static int parse_enum(const opt_def *d, const char *v, int *out, char *err, size_t errlen)
+/* list := int (',' int)*, each in [min, max]; OPT_RANGES also a-b. */
+static int parse_list(const opt_def *d, const char *v, int *out, int *n, nb_error *err)
+{
+    int k = 0;
+    const char *p = v;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || errno || a < d->min || a > d->max)
+            goto bad;
+        b = a;
+        if (d->type == OPT_RANGES && *end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || errno || b < a || b > d->max)
+                goto bad;
+        }
+        for (long x = a; x <= b; x++) {
+            if (k >= OPT_LIST_MAX)
+                return fail(err, "option -%s: more than %d entries in '%s'", d->name,
+                            OPT_LIST_MAX, v);
+            out[k++] = (int)x;
+        }
+        if (*end == '\0') {
+            *n = k;
+            return 0;
+        }
+        if (*end != ',')
+            goto bad;
+        p = end + 1;
+    }
+bad:
+    return fail(err, "option -%s: '%s' is not a comma-separated list of integers in %ld..%ld%s",
+                d->name, v, d->min, d->max, d->type == OPT_RANGES ? " (a-b: a range)" : "");
+}
+
+static int parse_enum(const opt_def *d, const char *v, int *out, nb_error *err)
 {
     const char *p = d->choices;
     for (int i = 0; *p; i++) {
@@ -205,11 +294,11 @@ static int parse_enum(const opt_def *d, const char *v, int *out, char *err, size
         if (*p == '|')
             p++;
     }
-    return fail(err, errlen, "option -%s: '%s' is not one of %s", d->name, v, d->choices);
+    return fail(err, "option -%s: '%s' is not one of %s", d->name, v, d->choices);
 }
 
 /* Pairs that nanoBench forbids together. */
-static int check_conflicts(const nb_options *o, char *err, size_t errlen)
+static int check_conflicts(const nb_options *o, nb_error *err)
 {
     static const struct { size_t a, b; const char *na, *nb; } pairs[] = {
         {OFF(asm_code), OFF(code), "asm", "code"},
@@ -222,100 +311,172 @@ static int check_conflicts(const nb_options *o, char *err, size_t errlen)
         const char *a = *(const char *const *)((const char *)o + pairs[i].a);
         const char *b = *(const char *const *)((const char *)o + pairs[i].b);
         if (a && b)
-            return fail(err, errlen, "options -%s and -%s cannot be used together", pairs[i].na, pairs[i].nb);
+            return fail(err, "options -%s and -%s cannot be used together", pairs[i].na, pairs[i].nb);
     }
     if (o->usr == 0 && o->os == 0)
-        return fail(err, errlen, "options -usr 0 and -os 0 together count nothing");
+        return fail(err, "options -usr 0 and -os 0 together count nothing");
     if (o->emit && !o->asm_code)
-        return fail(err, errlen, "option -emit needs -asm");
+        return fail(err, "option -emit needs -asm");
     if (o->print_code && !o->asm_code && !o->code)
-        return fail(err, errlen, "option -print_code needs -asm or -code");
+        return fail(err, "option -print_code needs -asm or -code");
     return 0;
 }
 
-int options_parse(int argc, char **argv, int first, nb_options *o, char *err, size_t errlen)
+/* -mess_sg: an odd window and an order below it, at most 6. */
+static int check_mess(const mess_options *m, nb_error *err)
+{
+    const int *l = m->sg;
+    if (m->n_sg && (m->n_sg > 2 || l[0] % 2 == 0 || (m->n_sg == 2 && (l[1] >= l[0] || l[1] > 6))))
+        return fail(err, "option -mess_sg: expects an odd window and an order below it (at "
+                    "most 6)");
+    return 0;
+}
+
+/* Store value v (NULL for the types that take none) of option d at its
+ * field in `base` (an nb_options or a mess_options). */
+static int set_value(const opt_def *d, void *base, const char *v, nb_error *err)
+{
+    void *field = (char *)base + d->offset;
+    int rc = 0;
+    switch (d->type) {
+    case OPT_FLAG: *(bool *)field = true; break;
+    case OPT_AGG: *(nb_agg *)field = (nb_agg)d->min; break;
+    case OPT_OPTSTR:
+        *(bool *)field = true;
+        if (v)
+            *(const char **)((char *)base + d->offset2) = v;
+        break;
+    case OPT_STRING:
+        /* Only the init fragments may be empty. */
+        if (*v == '\0' && strncmp(d->name, "asm_", 4) != 0)
+            return fail(err, "option -%s: empty value", d->name);
+        *(const char **)field = v;
+        break;
+    case OPT_LONG:
+    case OPT_SIZE:
+        rc = parse_long(d, v, (long *)field, err);
+        break;
+    case OPT_DOUBLE: {
+        char *end;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (end == v || *end || errno || !isfinite(x) || x <= 0 || x > (double)d->max)
+            return fail(err, "option -%s: '%s' is not a number of seconds in (0, %ld]", d->name, v, d->max);
+        *(double *)field = x;
+        break;
+    }
+    case OPT_ENUM: {
+        int x = 0;
+        if ((rc = parse_enum(d, v, &x, err)) == 0)
+            memcpy(field, &x, sizeof x);   /* every enum field is int-sized */
+        break;
+    }
+    case OPT_LIST:
+    case OPT_RANGES:
+        rc = parse_list(d, v, (int *)field, (int *)((char *)base + d->offset2), err);
+        break;
+    case OPT_U64: {
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(v, &end, 0);
+        if (errno || end == v || *end)
+            return fail(err, "option -%s: '%s' is not an integer", d->name, v);
+        *(unsigned long long *)field = x;
+        break;
+    }
+    }
+    return rc;
+}
+
+_Static_assert(sizeof(nb_output) == sizeof(int) && sizeof(pmu_backend_kind) == sizeof(int),
+               "OPT_ENUM stores an int");
+
+/* The options of one group set from argv[first..argc) into base. */
+static int parse_args(int argc, char **argv, int first, bool mess, void *base, nb_error *err)
 {
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
+        if (mess && (strcmp(a, "-mess") == 0 || strcmp(a, "--mess") == 0))
+            continue;
         if (a[0] != '-' || a[1] == '\0')
-            return fail(err, errlen, "unexpected argument '%s' (options start with '-')", a);
+            return fail(err, "unexpected argument '%s' (options start with '-')", a);
         const char *name = a + 1 + (a[1] == '-');   /* accept --name too */
         if (*name == '\0')   /* "--" would otherwise be a prefix of every option */
-            return fail(err, errlen, "unexpected argument '%s' (no option name)", a);
-        const opt_def *d = find_option(name, err, errlen);
+            return fail(err, "unexpected argument '%s' (no option name)", a);
+        const opt_def *d = find_option(name, mess, err);
         if (!d)
             return NB_EUSAGE;
-        void *field = (char *)o + d->offset;
         const char *v = NULL;
-        bool needs_value = d->type != OPT_FLAG && d->type != OPT_AGG && d->type != OPT_OPTSTR;
-        if (needs_value) {
+        if (d->type == OPT_OPTSTR) {
+            if (i + 1 < argc && argv[i + 1][0] != '-')
+                v = argv[++i];
+        } else if (d->type != OPT_FLAG && d->type != OPT_AGG) {
             if (i + 1 >= argc)
-                return fail(err, errlen, "option -%s needs a value %s", d->name, d->arg ? d->arg : "");
+                return fail(err, "option -%s needs a value %s", d->name, d->arg ? d->arg : "");
             v = argv[++i];
         }
-        switch (d->type) {
-        case OPT_FLAG: *(bool *)field = true; break;
-        case OPT_AGG: *(nb_agg *)field = (nb_agg)d->min; break;
-        case OPT_OPTSTR:
-            *(bool *)field = true;
-            if (i + 1 < argc && argv[i + 1][0] != '-')
-                *(const char **)((char *)o + d->offset2) = argv[++i];
-            break;
-        case OPT_STRING:
-            /* Only the init fragments may be empty. */
-            if (*v == '\0' && strncmp(d->name, "asm_", 4) != 0)
-                return fail(err, errlen, "option -%s: empty value", d->name);
-            *(const char **)field = v;
-            break;
-        case OPT_LONG:
-        case OPT_SIZE: {
-            long x = 0;
-            int rc = parse_long(d, v, &x, err, errlen);
-            if (rc)
-                return rc;
-            *(long *)field = x;
-            break;
-        }
-        case OPT_DOUBLE: {
-            char *end;
-            errno = 0;
-            double x = strtod(v, &end);
-            if (end == v || *end || errno || !isfinite(x) || x <= 0 || x > (double)d->max)
-                return fail(err, errlen, "option -%s: '%s' is not a number of seconds in (0, %ld]", d->name, v, d->max);
-            *(double *)field = x;
-            break;
-        }
-        case OPT_ENUM: {
-            int x = 0;
-            int rc = parse_enum(d, v, &x, err, errlen);
-            if (rc)
-                return rc;
-            if (d->offset == OFF(output))
-                o->output = (nb_output)x;
-            else
-                o->backend = (pmu_backend_kind)x;
-            break;
-        }
-        }
+        int rc = set_value(d, base, v, err);
+        if (rc)
+            return rc;
     }
-    return check_conflicts(o, err, errlen);
+    return 0;
+}
+
+int options_parse(int argc, char **argv, int first, nb_options *o, nb_error *err)
+{
+    int rc = parse_args(argc, argv, first, false, o, err);
+    return rc ? rc : check_conflicts(o, err);
+}
+
+int options_parse_mess(int argc, char **argv, int first, mess_options *m, nb_error *err)
+{
+    int rc = parse_args(argc, argv, first, true, m, err);
+    return rc ? rc : check_mess(m, err);
+}
+
+/* One help line per option of the group (continuation lines indented
+ * under the text), the left column `width` wide. */
+static void print_group(FILE *f, opt_group g1, opt_group g2, int width)
+{
+    for (size_t i = 0; i < N_OPTS; i++) {
+        if (opts[i].group != g1 && opts[i].group != g2)
+            continue;
+        char lhs[64];
+        snprintf(lhs, sizeof lhs, "-%s%s%s", opts[i].name, opts[i].arg ? " " : "",
+                 opts[i].arg ? opts[i].arg : "");
+        fprintf(f, "  %-*s ", width, lhs);
+        for (const char *h = opts[i].help; *h; h++) {
+            fputc(*h, f);
+            if (*h == '\n')
+                fprintf(f, "%*s", width + 3, "");
+        }
+        fputc('\n', f);
+    }
 }
 
 void options_print_help(FILE *f)
 {
     fprintf(f, "usage: nb [options]          e.g. nb -asm \"ADD RAX, RBX; ADD RBX, RAX\"\n"
                "Options may be abbreviated to any unique prefix (-l is -loop_count).\n\n");
-    for (size_t i = 0; i < N_OPTS; i++) {
-        char lhs[64];
-        snprintf(lhs, sizeof lhs, "-%s%s%s", opts[i].name, opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-        fprintf(f, "  %-30s %s\n", lhs, opts[i].help);
-    }
-    fprintf(f, "\nMemory: R14 points to the start of its area ([R14+addr], addr below\n"
-               "-r14_size, default 1 MB); RDI, RSI, RBP and RSP to the middle of their own\n"
-               "(1 MB each); every area has no-access guard pages on both sides.  The other\n"
+    print_group(f, OPT_NANOBENCH, OPT_NB, 30);
+    fprintf(f, "\nMemory: R14, RDI, RSI, RBP and RSP point to the middle of their own 1 MB\n"
+               "areas, as in nanoBench; with -r14_size, R14 points to the start of an area of\n"
+               "that size ([R14+addr], addr below the size), as in kernel nanoBench.  Every\n"
+               "area has no-access guard pages on both sides.  The other\n"
                "registers start at 0, vector and mask registers at 0, MXCSR and x87 at their\n"
                "defaults.\n"
                "With -loop_count > 0 the code must not modify R15 (the loop counter).\n");
+    fputc('\n', f);
+    options_print_mess_help(f);
+}
+
+void options_print_mess_help(FILE *f)
+{
+    fputs("Memory bandwidth-latency curves (the Mess benchmark's method): nb -mess [options]\n",
+          f);
+    print_group(f, OPT_MESS, OPT_MESS, 22);
+    fputs("Bandwidth is counted by the generators themselves (64 B per line loaded, 128 B per\n"
+          "line stored: write-allocate read + write-back); no uncore counters are used.\n", f);
 }
 
 /* The i-th |-separated word of choices, into buf. */
@@ -335,7 +496,8 @@ const char *options_enum_name(const nb_options *o, const char *option)
     /* one buffer per (option, value): callers may keep the pointer */
     static char buf[2][8][16];
     for (size_t i = 0; i < N_OPTS; i++) {
-        if (opts[i].type != OPT_ENUM || strcmp(opts[i].name, option) != 0)
+        if (opts[i].type != OPT_ENUM || opts[i].group == OPT_MESS ||
+            strcmp(opts[i].name, option) != 0)
             continue;
         int v = opts[i].offset == OFF(output) ? (int)o->output : (int)o->backend;
         if (v < 0 || v >= 8)
@@ -352,6 +514,8 @@ void options_each(const nb_options *o, options_each_fn fn, void *ctx)
     bool agg_done = false;
     for (size_t i = 0; i < N_OPTS; i++) {
         const opt_def *d = &opts[i];
+        if (d->group == OPT_MESS)
+            continue;
         const void *field = (const char *)o + d->offset;
         nb_optval v = {.name = d->name};
         switch (d->type) {
@@ -390,6 +554,10 @@ void options_each(const nb_options *o, options_each_fn fn, void *ctx)
             v.kind = OPTVAL_STRING;
             v.s = options_enum_name(o, d->name);
             break;
+        case OPT_LIST:
+        case OPT_RANGES:
+        case OPT_U64:
+            continue;   /* -mess's kinds only */
         }
         fn(ctx, &v);
     }

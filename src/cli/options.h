@@ -16,7 +16,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "mess/mess.h"
 #include "pmu/pmu.h"
+#include "sys/error.h"
 
 typedef enum { AGG_AVG, AGG_MEDIAN, AGG_MIN, AGG_MAX } nb_agg;
 typedef enum { OUTPUT_TEXT, OUTPUT_CSV, OUTPUT_JSON } nb_output;
@@ -39,7 +41,7 @@ typedef struct nb_options {
     /* execution */
     long cpu;              /* -1: the CPU nb starts on */
     long usr, os;          /* 0 or 1 */
-    long r14_size;         /* bytes */
+    long r14_size;         /* bytes; 0: 1 MB with R14 in its middle (nanoBench's) */
     double timeout;        /* seconds, 0 = none */
     pmu_backend_kind backend;
     /* nb's actions */
@@ -53,11 +55,16 @@ typedef struct nb_options {
 void options_defaults(nb_options *o);
 
 /* Parse argv[first..argc). Returns 0, or NB_EUSAGE with a one-line message
- * in err naming the option. */
-int options_parse(int argc, char **argv, int first, nb_options *o,
-                  char *err, size_t errlen);
+ * naming the option in *err. */
+int options_parse(int argc, char **argv, int first, nb_options *o, nb_error *err);
 
+/* The same for the -mess command: argv[first..argc) holds -mess (skipped)
+ * and -mess options only; *m starts from mess_options_defaults(). */
+int options_parse_mess(int argc, char **argv, int first, mess_options *m, nb_error *err);
+
+/* -help: every option, the -mess ones included; -mess_help: those alone. */
 void options_print_help(FILE *f);
+void options_print_mess_help(FILE *f);
 
 /* One option's effective value, for records (-output json/csv).  The four
  * aggregate flags (-avg, -median, -min, -max) are one entry, "agg", whose

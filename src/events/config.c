@@ -18,7 +18,7 @@
  * 0x-prefixed hex, 0-prefixed octal, else decimal.  In msr
  * configs addresses and values are hex with an optional 0x ("msr_700",
  * "msr_0xE01"), as in nanoBench's own uncore example. */
-#include "events/events.h"
+#include "events/config.h"
 #include "sys/error.h"
 #include "sys/status.h"
 
@@ -31,14 +31,14 @@
 #include <string.h>
 #include <strings.h>
 
-static void set_error(nb_config_error *err, const char *fmt, ...)
+static void set_error(nb_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void set_error(nb_config_error *err, const char *fmt, ...)
+static void set_error(nb_error *err, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        nb_error_vset(err, NB_EINPUT, fmt, ap);   /* the place stays as set */
         va_end(ap);
     }
 }
@@ -109,7 +109,7 @@ static bool is_word(const char *t, size_t n, const char *w)
  * with a warning, as nanoBench ignores it; without, it is an error.  A CTR=
  * beyond the CPU's counters is judged where the counters are known
  * (pmu_common_plan). */
-static int apply_modifier(const char *t, size_t n, nb_event *ev, nb_config_error *err,
+static int apply_modifier(const char *t, size_t n, nb_event *ev, nb_error *err,
                           const char *warn_at)
 {
     const char *v;
@@ -158,7 +158,7 @@ static int apply_modifier(const char *t, size_t n, nb_event *ev, nb_config_error
 /* mods := modifier ('.' modifier)*; see apply_modifier for warn_at.  An
  * empty modifier ("0E.01..INV") is an error when strict, ignored with a
  * warning in a config file. */
-static int apply_modifiers(const char *mods, nb_event *ev, nb_config_error *err,
+static int apply_modifiers(const char *mods, nb_event *ev, nb_error *err,
                            const char *warn_at)
 {
     const char *p = mods;
@@ -178,7 +178,7 @@ static int apply_modifiers(const char *mods, nb_event *ev, nb_config_error *err,
     }
 }
 
-int event_apply_modifiers(const char *mods, nb_event *ev, nb_config_error *err)
+int event_apply_modifiers(const char *mods, nb_event *ev, nb_error *err)
 {
     return apply_modifiers(mods, ev, err, NULL);
 }
@@ -189,7 +189,7 @@ static void event_init(nb_event *ev)
     ev->ctr = -1;
 }
 
-static int set_name(char *dst, const char *name, size_t n, nb_config_error *err)
+static int set_name(char *dst, const char *name, size_t n, nb_error *err)
 {
     if (n == 0)
         return fail(err, "missing event name");
@@ -210,7 +210,7 @@ static bool parse_hex_field(const char *s, size_t n, size_t maxdigits, uint64_t 
 }
 
 /* spec := hexnum '.' hexnum ('.' modifier)*   (the spec token only) */
-static int parse_spec_token(const char *s, size_t n, nb_event *ev, nb_config_error *err,
+static int parse_spec_token(const char *s, size_t n, nb_event *ev, nb_error *err,
                             const char *warn_at)
 {
     const char *end = s + n;
@@ -253,10 +253,10 @@ static const char *skip_token(const char *p, const char *end)
     return p;
 }
 
-int event_parse_spec(const char *spec, const char *name, nb_event *ev, nb_config_error *err)
+int event_parse_spec(const char *spec, const char *name, nb_event *ev, nb_error *err)
 {
     if (err) {
-        err->file[0] = '\0';
+        err->origin[0] = '\0';
         err->line = 0;
     }
     event_init(ev);
@@ -284,15 +284,14 @@ int event_parse_spec(const char *spec, const char *name, nb_event *ev, nb_config
  * line's own trailing one, else the comment line right above it: nanoBench's
  * own config files describe each event on a '#' line before it. */
 typedef int (*line_fn)(void *ctx, const char *body, size_t n, int line, const char *comment,
-                       nb_config_error *err);
+                       nb_error *err);
 
 static int walk_lines(const char *text, const char *file, line_fn per_line, void *ctx,
-                      nb_config_error *err)
+                      nb_error *err)
 {
     if (err) {
-        snprintf(err->file, sizeof err->file, "%s", file ? file : "<config>");
-        err->line = 0;
-        err->message[0] = '\0';
+        nb_error_clear(err);
+        snprintf(err->origin, sizeof err->origin, "%s", file ? file : "<config>");
     }
     int line = 0;
     char above[512] = "";   /* the comment-only line just before, if any */
@@ -355,14 +354,14 @@ typedef struct {
 } walk_ctx;
 
 static int event_line(void *vctx, const char *b, size_t n, int line, const char *comment,
-                      nb_config_error *err)
+                      nb_error *err)
 {
     walk_ctx *w = vctx;
     const char *name = NULL;
     size_t sn = 0, nn = 0;
     split_spec_name(b, n, &sn, &name, &nn);
     char where[300];
-    snprintf(where, sizeof where, "%s:%d", err && err->file[0] ? err->file : "<config>", line);
+    snprintf(where, sizeof where, "%s:%d", err && err->origin[0] ? err->origin : "<config>", line);
     nb_event ev;
     event_init(&ev);
     int rc;
@@ -378,7 +377,7 @@ static int event_line(void *vctx, const char *b, size_t n, int line, const char 
 }
 
 int config_walk_text(const char *text, const char *file, config_line_fn fn, void *ctx,
-                     nb_config_error *err)
+                     nb_error *err)
 {
     walk_ctx w = {fn, ctx};
     return walk_lines(text, file, event_line, &w, err);
@@ -392,7 +391,7 @@ static int push_cb(void *ctx, const nb_event *ev, int line, const char *comment)
 }
 
 int config_parse_text(const char *text, const char *file, nb_event_list *list,
-                      nb_config_error *err)
+                      nb_error *err)
 {
     return config_walk_text(text, file, push_cb, list, err);
 }
@@ -402,10 +401,10 @@ int config_parse_text(const char *text, const char *file, nb_event_list *list,
 #define CONFIG_FILE_MAX (16u << 20)
 
 /* Read a whole file; *out is malloc'd and NUL-terminated. */
-static int slurp(const char *path, char **out, nb_config_error *err)
+static int slurp(const char *path, char **out, nb_error *err)
 {
     if (err) {
-        snprintf(err->file, sizeof err->file, "%s", path);
+        snprintf(err->origin, sizeof err->origin, "%s", path);
         err->line = 0;
     }
     FILE *f = fopen(path, "rb");
@@ -452,7 +451,7 @@ static int slurp(const char *path, char **out, nb_config_error *err)
     return 0;
 }
 
-int config_parse_file(const char *path, nb_event_list *list, nb_config_error *err)
+int config_parse_file(const char *path, nb_event_list *list, nb_error *err)
 {
     char *text;
     int rc = slurp(path, &text, err);
@@ -484,7 +483,7 @@ static bool parse_msr_addr(const char *t, size_t n, uint32_t *addr)
     return true;
 }
 
-static int parse_msr_writes(const char *s, size_t n, nb_msr_event *ev, nb_config_error *err)
+static int parse_msr_writes(const char *s, size_t n, nb_msr_event *ev, nb_error *err)
 {
     const char *end = s + n, *p = s;
     while (p < end) {
@@ -517,7 +516,7 @@ static int parse_msr_writes(const char *s, size_t n, nb_msr_event *ev, nb_config
     return 0;
 }
 
-int msr_event_parse_spec(const char *spec, nb_msr_event *ev, nb_config_error *err)
+int msr_event_parse_spec(const char *spec, nb_msr_event *ev, nb_error *err)
 {
     memset(ev, 0, sizeof *ev);
     const char *end = spec + strlen(spec);
@@ -540,7 +539,7 @@ int msr_event_parse_spec(const char *spec, nb_msr_event *ev, nb_config_error *er
 
 /* line := [writes ws+] 'msr_' hex ws+ Name */
 static int msr_line(void *ctx, const char *b, size_t n, int line, const char *comment,
-                    nb_config_error *err)
+                    nb_error *err)
 {
     (void)line;
     (void)comment;
@@ -572,12 +571,12 @@ static int msr_line(void *ctx, const char *b, size_t n, int line, const char *co
 }
 
 int msr_config_parse_text(const char *text, const char *file, nb_msr_event_list *list,
-                          nb_config_error *err)
+                          nb_error *err)
 {
     return walk_lines(text, file, msr_line, list, err);
 }
 
-int msr_config_parse_file(const char *path, nb_msr_event_list *list, nb_config_error *err)
+int msr_config_parse_file(const char *path, nb_msr_event_list *list, nb_error *err)
 {
     char *text;
     int rc = slurp(path, &text, err);

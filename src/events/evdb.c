@@ -5,6 +5,7 @@
  * nb pays for the database only when it asks for an event. */
 #include "events/evdb.h"
 #include "events/evdb_tables.h"
+#include "sys/error.h"
 #include "sys/status.h"
 
 #include <ctype.h>
@@ -13,14 +14,17 @@
 #include <string.h>
 #include <strings.h>
 
-static int fail(nb_config_error *err, const char *file, const char *fmt, ...)
+/* NB_EINPUT with the message and `origin` (the option that named the
+ * input: "-events", "-uarch", "-msr_config") in *err. */
+__attribute__((format(printf, 3, 4)))
+static int fail(nb_error *err, const char *origin, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
-        snprintf(err->file, sizeof err->file, "%s", file);
-        err->line = 0;
+        nb_error_clear(err);
+        snprintf(err->origin, sizeof err->origin, "%s", origin);
         va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        nb_error_vset(err, NB_EINPUT, fmt, ap);
         va_end(ap);
     }
     return NB_EINPUT;
@@ -107,7 +111,7 @@ const char *evdb_uarch_for_cpu(const cpu_info *cpu)
 }
 
 int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
-                nb_config_error *err)
+                nb_error *err)
 {
     if (override) {
         *uarch = evdb_uarch_find(override);
@@ -120,6 +124,8 @@ int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
             else
                 fail(err, "-uarch", "unknown microarchitecture '%s' (nb -list_uarchs lists "
                                     "them)", override);
+            if (err)
+                err->status = NB_EUSAGE;
             return NB_EUSAGE;
         }
         return 0;
@@ -128,9 +134,10 @@ int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
     return 0;
 }
 
-static void ev_from_table(const evdb_ev *e, nb_event *ev)
+static void ev_from_table(const evdb_ev *e, cpu_vendor vendor, nb_event *ev)
 {
     memset(ev, 0, sizeof *ev);
+    ev->table_vendor = (uint8_t)vendor;
     snprintf(ev->name, sizeof ev->name, "%s", evdb_strings + e->name);
     ev->evtsel = e->evtsel;
     ev->umask = e->umask;
@@ -159,6 +166,46 @@ static void ev_from_table(const evdb_ev *e, nb_event *ev)
     }
 }
 
+int evdb_config_path_events(const char *path, nb_event_list *out, const char **table)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (strncmp(base, "cfg_", 4) != 0 || len < 9 || strcmp(base + len - 4, ".txt") != 0)
+        return NB_EINPUT;
+    /* cfg_<NAME>_<SET>.txt: NAME may hold '_' (ArrowLakeE_Skymont), SET
+     * too (all_core): try every split, longest NAME first. */
+    char name[128];
+    for (size_t cut = len - 4; cut-- > 5;) {
+        if (base[cut] != '_' || cut - 4 >= sizeof name)
+            continue;
+        memcpy(name, base + 4, cut - 4);
+        name[cut - 4] = '\0';
+        const char *set = base + cut + 1;
+        size_t set_len = len - 4 - cut - 1;
+        const char *u = uarch_find_table(name);
+        for (size_t a = 0; !u && a < sizeof uarch_aliases / sizeof *uarch_aliases; a++)
+            if (strcasecmp(uarch_aliases[a].alias, name) == 0)
+                u = uarch_aliases[a].uarch;
+        for (size_t i = 0; u && i < evdb_n_tables; i++) {
+            const evdb_table_def *t = &evdb_tables[i];
+            if (strcmp(t->uarch, u) != 0 || strlen(t->set) != set_len ||
+                strncmp(t->set, set, set_len) != 0)
+                continue;
+            for (uint32_t k = 0; k < t->count; k++) {
+                nb_event ev;
+                ev_from_table(&evdb_tab_events[t->first + k], evdb_uarch_vendor(t->uarch), &ev);
+                int rc = event_list_push(out, &ev);
+                if (rc)
+                    return rc;
+            }
+            *table = t->uarch;
+            return 0;
+        }
+    }
+    return NB_EINPUT;
+}
+
 int evdb_events(const char *uarch, evdb_set set, nb_event_list *out)
 {
     for (size_t i = 0; uarch && i < evdb_n_tables; i++) {
@@ -167,7 +214,7 @@ int evdb_events(const char *uarch, evdb_set set, nb_event_list *out)
             continue;
         for (uint32_t k = 0; k < t->count; k++) {
             nb_event ev;
-            ev_from_table(&evdb_tab_events[t->first + k], &ev);
+            ev_from_table(&evdb_tab_events[t->first + k], evdb_uarch_vendor(t->uarch), &ev);
             int rc = event_list_push(out, &ev);
             if (rc)
                 return rc;
@@ -240,6 +287,56 @@ int evdb_default_events(const char *uarch, cpu_vendor vendor, nb_event_list *out
                      : "note: no embedded event table covers this CPU; measuring the "
                        "architectural events only (use -uarch NAME or -config FILE for more)");
     return evdb_arch_events(vendor, out);
+}
+
+static bool codes_match(const nb_event *ev, uint16_t evtsel, uint8_t umask, uint8_t cmask,
+                        bool any, bool edge, bool inv)
+{
+    return ev->evtsel == evtsel && ev->umask == umask && ev->cmask == cmask && ev->any == any &&
+           ev->edge == edge && ev->inv == inv;
+}
+
+size_t evdb_names_for_codes(const char *uarch, cpu_vendor vendor, const nb_event *ev,
+                            const char **names, size_t max)
+{
+    size_t n = 0;
+    if (ev->has_msr_3f6h || ev->has_msr_pf || ev->has_msr_rsp0 || ev->has_msr_rsp1)
+        return 0;
+    if (!uarch) {
+        const arch_event *a = vendor == CPU_VENDOR_INTEL ? intel_arch : amd_arch;
+        size_t na = vendor == CPU_VENDOR_INTEL ? sizeof intel_arch / sizeof *intel_arch
+                  : vendor == CPU_VENDOR_AMD   ? sizeof amd_arch / sizeof *amd_arch
+                                               : 0;
+        for (size_t i = 0; i < na; i++)
+            if (codes_match(ev, a[i].evtsel, a[i].umask, 0, false, false, false)) {
+                if (n < max)
+                    names[n] = a[i].name;
+                n++;
+            }
+        return n;
+    }
+    for (size_t i = 0; i < evdb_n_tables; i++) {
+        const evdb_table_def *t = &evdb_tables[i];
+        if (strcmp(t->uarch, uarch) != 0)
+            continue;
+        for (uint32_t k = 0; k < t->count; k++) {
+            const evdb_ev *e = &evdb_tab_events[t->first + k];
+            if ((e->flags & (EVDB_F_MSR_3F6H | EVDB_F_MSR_PF | EVDB_F_MSR_RSP0 | EVDB_F_MSR_RSP1)) ||
+                !codes_match(ev, e->evtsel, e->umask, e->cmask, e->flags & EVDB_F_ANY,
+                             e->flags & EVDB_F_EDGE, e->flags & EVDB_F_INV))
+                continue;
+            const char *name = evdb_strings + e->name;
+            bool seen = false;   /* the common set repeats the full set's names */
+            for (size_t j = 0; j < n && j < max && !seen; j++)
+                seen = strcmp(names[j], name) == 0;
+            if (seen)
+                continue;
+            if (n < max)
+                names[n] = name;
+            n++;
+        }
+    }
+    return n;
 }
 
 /* ---- lookup ---- */
@@ -464,20 +561,20 @@ static void suggest_uarch(const char *name, char *buf, size_t buflen)
 
 /* part := NAME ('.' modifier)* | raw-spec.  The name is the longest prefix,
  * cut at a '.', that the table knows; the rest are modifiers. */
-static int lookup_part(const char *uarch, const char *part, nb_event *ev, nb_config_error *err)
+static int lookup_part(const char *uarch, const char *part, nb_event *ev, nb_error *err)
 {
     size_t cut;
     const evdb_ev *e = find_prefix(uarch, part, &cut);
     if (e) {
-        ev_from_table(e, ev);
+        ev_from_table(e, evdb_uarch_vendor(uarch), ev);
         if (part[cut] == '\0')
             return 0;
-        nb_config_error merr;
+        nb_error merr;
         if (event_apply_modifiers(part + cut + 1, ev, &merr))
             return fail(err, "-events", "%s: %s", part, merr.message);
         return 0;
     }
-    nb_config_error serr;
+    nb_error serr;
     if (event_parse_spec(part, NULL, ev, &serr) == 0)
         return 0;   /* a raw EvtSel.UMASK spec */
     if (!uarch)
@@ -494,7 +591,7 @@ static int lookup_part(const char *uarch, const char *part, nb_event *ev, nb_con
 }
 
 /* Combine b into a: one event select, umasks OR-ed (nanoBench's '+'). */
-static int combine(nb_event *a, const nb_event *b, const char *spec, nb_config_error *err)
+static int combine(nb_event *a, const nb_event *b, const char *spec, nb_error *err)
 {
     if (a->evtsel != b->evtsel)
         return fail(err, "-events", "'%s': cannot combine event selects %02X and %02X "
@@ -529,7 +626,7 @@ static int combine(nb_event *a, const nb_event *b, const char *spec, nb_config_e
     return 0;
 }
 
-int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_config_error *err)
+int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_error *err)
 {
     char buf[512];
     size_t n = strlen(spec);
@@ -569,7 +666,7 @@ static int lookup_clock_name(const char *uarch, const char *name, nb_event *ev, 
     }
     if (strcasecmp(name, "CORE_CYCLES") != 0 || !uarch)
         return 1;
-    nb_config_error e;
+    nb_error e;
     bool amd = evdb_uarch_vendor(uarch) == CPU_VENDOR_AMD;
     if (event_parse_spec(amd ? "076.00" : "3C.00", "CORE_CYCLES", ev, &e))
         return 1;
@@ -579,7 +676,7 @@ static int lookup_clock_name(const char *uarch, const char *name, nb_event *ev, 
 /* names := name (',' name)*, blanks around a name ignored.  Every unknown
  * name is reported (each with its closest names), not just the first. */
 int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
-                      nb_config_error *err)
+                      nb_error *err)
 {
     const char *p = names;
     int first_rc = 0;
@@ -603,7 +700,7 @@ int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
         bool skip = false;
         int rc = lookup_clock_name(uarch, one, &ev, &skip);
         if (rc) {
-            nb_config_error e1;
+            nb_error e1;
             rc = evdb_lookup(uarch, one, &ev, &e1);
             if (rc && rc != NB_EINPUT)
                 return rc;
@@ -640,7 +737,7 @@ bool evdb_msr_known(const char *name)
 }
 
 int evdb_msr_events(const char *name, cpu_vendor vendor, nb_msr_event_list *out,
-                    nb_config_error *err)
+                    nb_error *err)
 {
     char full[64];
     snprintf(full, sizeof full, "%s", name);
@@ -685,103 +782,47 @@ void evdb_format_event(const nb_event *ev, cpu_vendor vendor, char *buf, size_t 
     }
 }
 
-static bool contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
-            return true;
-    return n == 0;
-}
+/* ---- walking the tables (the listings of cli/info.c) ---- */
 
-int evdb_list_events(FILE *out, const char *uarch, const char *substr)
+void evdb_each_event(const char *uarch, evdb_set set, evdb_event_fn fn, void *ctx)
 {
-    int printed = 0;
-    cpu_vendor v = evdb_uarch_vendor(uarch);
     for (size_t i = 0; uarch && i < evdb_n_tables; i++) {
         const evdb_table_def *t = &evdb_tables[i];
-        if (strcmp(t->uarch, uarch) != 0 || !set_matches(t, EVDB_SET_ALL))
+        if (strcmp(t->uarch, uarch) != 0 || !set_matches(t, set))
             continue;
         for (uint32_t k = 0; k < t->count; k++) {
             const evdb_ev *e = &evdb_tab_events[t->first + k];
-            if (substr && !contains_ci(evdb_strings + e->name, substr))
-                continue;
             nb_event ev;
-            char spec[256];
-            ev_from_table(e, &ev);
-            evdb_format_event(&ev, v, spec, sizeof spec);
-            const char *d = evdb_strings + e->desc;
-            fprintf(out, "%s %s%s%s\n", spec, ev.name, *d ? "  # " : "", d);
-            printed++;
+            ev_from_table(e, evdb_uarch_vendor(uarch), &ev);
+            fn(ctx, &ev, evdb_strings + e->desc);
         }
     }
-    return printed;
 }
 
-int evdb_list_uarchs(FILE *out)
+const char *evdb_uarch_at(size_t i)
 {
-    for (size_t i = 0; i < evdb_n_tables; i++) {
-        const char *u = evdb_tables[i].uarch;
+    for (size_t t = 0; t < evdb_n_tables; t++) {
+        const char *u = evdb_tables[t].uarch;
         bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
+        for (size_t j = 0; j < t && !seen; j++)
             seen = strcmp(evdb_tables[j].uarch, u) == 0;
-        if (seen)
-            continue;
-        cpu_vendor v = evdb_uarch_vendor(u);
-        fprintf(out, "%-16s %-5s %5zu events (%zu common):", u, cpu_vendor_name(v),
-                evdb_count(u, EVDB_SET_ALL), evdb_count(u, EVDB_SET_COMMON));
-        bool any = false;
-        int fam = -1;
-        for (size_t m = 0; m < evdb_n_cpumap; m++) {
-            const evdb_cpumap_def *c = &evdb_cpumap[m];
-            if (strcmp(c->uarch, u) != 0)
-                continue;
-            if (c->family != fam)
-                fprintf(out, "%s family 0x%02X model", any ? ";" : "", c->family);
-            fprintf(out, "%s 0x%02X", c->family == fam ? "," : "", c->model_lo);
-            fam = c->family;
-            if (c->model_hi != c->model_lo)
-                fprintf(out, "-0x%02X", c->model_hi);
-            if (c->step_lo != 0 || c->step_hi != 15)
-                fprintf(out, " stepping %u-%u", c->step_lo, c->step_hi);
-            if (c->core_type)
-                fprintf(out, " %s", c->core_type == CPU_CORE_CORE   ? "P-cores"
-                                    : c->core_type == CPU_CORE_ATOM ? "E-cores"
-                                                                    : "LP-E-cores");
-            any = true;
-        }
-        fprintf(out, "%s\n", any ? "" : " (no CPU maps to it; use -uarch)");
+        if (!seen && i-- == 0)
+            return u;
     }
-    return 0;
+    return NULL;
 }
 
-int evdb_print_cpu_info(FILE *out, const cpu_info *cpu, const char *uarch, const char *backend)
+bool evdb_cpus_at(const char *uarch, size_t i, evdb_cpus *out)
 {
-    fprintf(out, "vendor: %s (%s)\n", cpu_vendor_name(cpu->vendor), cpu->vendor_string);
-    if (cpu->brand[0])
-        fprintf(out, "brand: %s\n", cpu->brand);
-    fprintf(out, "family: 0x%X, model: 0x%X, stepping: 0x%X\n", cpu->family, cpu->model,
-            cpu->stepping);
-    fprintf(out, "core type: %s\n", !cpu->hybrid                       ? "not hybrid"
-                                    : cpu->core_type == CPU_CORE_CORE ? "Core (P)"
-                                    : cpu->core_type == CPU_CORE_ATOM ? "Atom (E)"
-                                                                      : "hybrid, unknown");
-    const char *detected = evdb_uarch_for_cpu(cpu);
-    if (uarch && detected && strcmp(uarch, detected) != 0)
-        fprintf(out, "event table: %s (-uarch; detected: %s)\n", uarch, detected);
-    else if (uarch)
-        fprintf(out, "event table: %s%s\n", uarch, detected ? "" : " (-uarch)");
-    else
-        fprintf(out, "event table: none (unknown CPU: architectural events only)\n");
-    fprintf(out, "PMU version: %u\n", cpu->pmu_version);
-    fprintf(out, "programmable counters: %u x %u bits\n", cpu->n_gp_counters,
-            cpu->gp_counter_width);
-    fprintf(out, "fixed counters: %u x %u bits\n", cpu->n_fixed_counters,
-            cpu->fixed_counter_width);
-    if (cpu->hypervisor)
-        fprintf(out, "hypervisor: yes\n");
-    fprintf(out, "backend: %s\n", backend ? backend : "unknown");
-    return 0;
+    for (size_t m = 0; m < evdb_n_cpumap; m++) {
+        const evdb_cpumap_def *c = &evdb_cpumap[m];
+        if (strcmp(c->uarch, uarch) != 0 || i-- != 0)
+            continue;
+        *out = (evdb_cpus){c->family, c->model_lo, c->model_hi, c->step_lo, c->step_hi,
+                           c->core_type};
+        return true;
+    }
+    return false;
 }
 
 /* ---- the CPU a table describes ---- */

@@ -4,20 +4,20 @@
  * hybrid core type), the default (common) and full sets of a table, event
  * lookup by name with nanoBench modifiers and '+' umask combination, the
  * architectural fallback for unknown CPUs, the embedded msr configs (RAPL),
- * and the listings behind -list_events, -list_uarchs and -cpu_info.
+ * and walks over the tables for the listings (cli/info.c prints them).
  *
  * A "uarch" is a table name such as "Skylake", "AlderLakeE" or "Zen5"; the
  * strings evdb returns point into the static tables (never freed).  Lists
  * are appended to; the caller frees them with event_list_free /
- * msr_event_list_free.  Errors come back as nb_config_error (file names the
- * input, e.g. "-events"; line 0). */
+ * msr_event_list_free.  Errors come back in an nb_error whose origin names
+ * the input ("-events", "-uarch", "-msr_config"; no line). */
 #ifndef NB_EVDB_H
 #define NB_EVDB_H
 
 #include <stdio.h>
 
 #include "sys/cpu.h"
-#include "events/events.h"
+#include "events/config.h"
 
 typedef enum {
     EVDB_SET_COMMON,   /* the curated set nb measures by default */
@@ -37,13 +37,27 @@ const char *evdb_uarch_find(const char *name);
  * *uarch becomes NULL for an unknown CPU (use evdb_arch_events then).
  * NB_EUSAGE for an unknown override name. */
 int evdb_select(const cpu_info *cpu, const char *override, const char **uarch,
-                nb_config_error *err);
+                nb_error *err);
 
 cpu_vendor evdb_uarch_vendor(const char *uarch);
 
 /* Append the events of a table's set. */
 int evdb_events(const char *uarch, evdb_set set, nb_event_list *out);
+
+/* nanoBench's config path (configs/cfg_Skylake_common.txt,
+ * cfg_ArrowLakeE_Skymont_all_core.txt, ...) when no such file exists: the
+ * embedded table of that name and set, its uarch in *table.  NB_EINPUT if
+ * the name is no such table. */
+int evdb_config_path_events(const char *path, nb_event_list *out, const char **table);
 size_t evdb_count(const char *uarch, evdb_set set);
+
+/* The names a table gives events with ev's codes: event select, umask,
+ * counter mask, edge, invert and AnyThread equal, no extra MSR (a counter
+ * pin, CTR=, is not compared).  uarch NULL: the vendor's architectural
+ * events (evdb_arch_events).  Up to max names into names[] (static
+ * strings); returns how many there are in all. */
+size_t evdb_names_for_codes(const char *uarch, cpu_vendor vendor, const nb_event *ev,
+                            const char **names, size_t max);
 
 /* Architectural events for a CPU no table covers: Intel's CPUID leaf 0xA
  * events, AMD's cycles and retired instructions; none for other vendors. */
@@ -60,16 +74,16 @@ int evdb_default_events(const char *uarch, cpu_vendor vendor, nb_event_list *out
  * event select; umasks OR-ed), or a raw spec "0E.01.CMSK=1".  Names match in
  * any letter case.  An unknown name is NB_EINPUT with the closest names in
  * the message.  uarch NULL: only raw specs. */
-int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_config_error *err);
+int evdb_lookup(const char *uarch, const char *spec, nb_event *ev, nb_error *err);
 
 /* -events NAME[,NAME...]: every name through evdb_lookup, appended. */
 int evdb_parse_events(const char *uarch, const char *names, nb_event_list *out,
-                      nb_config_error *err);
+                      nb_error *err);
 
 /* Embedded msr config by name: "RAPL" picks msr_RAPL_Intel or msr_RAPL_AMD
  * by vendor; a full name ("RAPL_AMD") is taken as is.  NB_EINPUT if none. */
 int evdb_msr_events(const char *name, cpu_vendor vendor, nb_msr_event_list *out,
-                    nb_config_error *err);
+                    nb_error *err);
 
 /* Whether `name` is an embedded msr config ("RAPL", "RAPL_Intel", ...);
  * -msr_config takes anything else as a file name. */
@@ -79,17 +93,21 @@ bool evdb_msr_known(const char *name);
  * digits, nanoBench's style for Zen tables). */
 void evdb_format_event(const nb_event *ev, cpu_vendor vendor, char *buf, size_t buflen);
 
-/* -list_events [SUBSTR]: matching events (name, any case) of the full set,
- * one per line in config syntax with "  # description".  Returns the number
- * printed (>= 0) or a negative status. */
-int evdb_list_events(FILE *out, const char *uarch, const char *substr);
+/* Every event of a table's set, in table order, with its description
+ * ("" if none): the listings of cli/info.c. */
+typedef void (*evdb_event_fn)(void *ctx, const nb_event *ev, const char *desc);
+void evdb_each_event(const char *uarch, evdb_set set, evdb_event_fn fn, void *ctx);
 
-/* -list_uarchs: every table, its event counts and the CPUs it covers. */
-int evdb_list_uarchs(FILE *out);
+/* The i-th table name (each once, in table order), NULL past the last. */
+const char *evdb_uarch_at(size_t i);
 
-/* -cpu_info: what CPUID said, the table chosen and the backend nb would use
- * (backend is a name from the pmu layer, e.g. "perf", "msr", "tsc"). */
-int evdb_print_cpu_info(FILE *out, const cpu_info *cpu, const char *uarch, const char *backend);
+/* The CPUs a table covers: the i-th range of CPUID family/model/stepping
+ * (and hybrid core type: 0 any, 0x20 Atom, 0x21 low-power Atom, 0x40 Core)
+ * mapped to `uarch`; false past the last. */
+typedef struct evdb_cpus {
+    unsigned family, model_lo, model_hi, step_lo, step_hi, core_type;
+} evdb_cpus;
+bool evdb_cpus_at(const char *uarch, size_t i, evdb_cpus *out);
 
 /* The CPU a table describes, for dry runs under -uarch: `host` with the
  * table's vendor, a family/model it covers, and that microarchitecture's

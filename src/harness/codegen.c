@@ -465,6 +465,7 @@ static void generate(emitter *e, const codegen_params *p, codegen_prog *out)
         emit_read_mem(e, p, offsetof(codegen_data, m2));
     }
 
+    out->epilogue_off = e->len;
     emit_load64(e, RSP, offsetof(codegen_data, saved_rsp));
     emit(e, (const uint8_t[]){0xD9, 0x2D}, 2);           /* fldcw [rip+fcw] */
     emit_riprel(e, offsetof(codegen_data, fcw));

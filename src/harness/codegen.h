@@ -6,7 +6,7 @@
  *              control word and RSP in the program's data block; then every
  *              register nb does not reserve starts from a stated value:
  *              R14/RDI/RSI/RBP/RSP = their memory areas (codegen_params: the
- *              runner gives R14 its area's start, the others their middles),
+ *              measuring process gives R14 its area's start, the others their middles),
  *              every other GPR = 0; XMM0-15 = 0 (with AVX: vzeroall, so
  *              YMM/ZMM0-15 = 0); with AVX-512 ZMM16-31 = 0 and k0-k7 = 0;
  *              MXCSR = 0x1F80 and the x87 unit as FNINIT leaves it (control
@@ -72,7 +72,7 @@ typedef struct codegen_params {
     bool avx, avx512;            /* vector state to clear: YMM / ZMM16-31, k0-k7 */
 } codegen_params;
 
-/* Written and read by the program; the runner reads m1/m2 after each call. */
+/* Written and read by the program; the measuring process reads m1/m2 after each call. */
 typedef struct codegen_data {
     uint64_t saved_rsp, tmp_rax, tmp_rcx, tmp_rdx;
     uint32_t mxcsr, fcw;
@@ -88,6 +88,8 @@ typedef struct codegen_prog {
     /* Where things landed, for fault reports (offsets from base). */
     size_t init_off, late_init_off, copies_off, copy_stride, copies_end;
     size_t n_copies;
+    size_t epilogue_off;         /* where RSP, the control words, flags and
+                                    registers are restored and it returns */
 } codegen_prog;
 
 /* Generate.  Returns 0, NB_EINPUT with a message naming the limit when the
@@ -100,7 +102,7 @@ size_t codegen_copy_len(const codegen_params *p);
 static inline void codegen_call(const codegen_prog *pr)
 {
     /* Only built programs are called.  clang-tidy 14's analyzer takes the
-     * program copied into an array in an initializer (runner.c, cal_build's
+     * program copied into an array in an initializer (pmu/tsc_method.c, cal_build's
      * cal_progs one/two) for zeroed and reports a call through NULL here.
      * NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage) */
     ((void (*)(void))(void *)pr->base)();

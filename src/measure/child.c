@@ -34,9 +34,10 @@
 #include "measure/fault.h"
 #include "pmu/advice.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/sandbox.h"
 #include "measure/stats.h"
+#include "measure/step.h"
 #include "sys/status.h"
 #include "lib/clock.h"
 #include "measure/worker_shared.h"
@@ -63,7 +64,7 @@ _Noreturn void child_end(void)
     }
 }
 
-/* The run cannot go on: the error to the parent (runner_run). */
+/* The run cannot go on: the error to the parent (worker_run). */
 static _Noreturn void child_fail(const nb_error *e)
 {
     g_hdr->status = e->status ? e->status : NB_ESYSTEM;
@@ -533,7 +534,8 @@ static void child_run(double *samples)
         .no_mem = o->no_mem, .df = o->df, .debug = o->debug, .bmi2 = g_isa.bmi2,
         .avx = g_isa.avx, .avx512 = g_isa.avx512,
         .reads = reads, .n_reads = grp.n_ctr,
-        .r14 = (uintptr_t)g_areas.r14,   /* the start: [R14+addr], addr < -r14_size */
+        /* nanoBench: the middle of 1 MB; -r14_size: the start ([R14+addr]) */
+        .r14 = (uintptr_t)(g_areas.r14 + (o->r14_mid ? g_areas.r14_size / 2 : 0)),
         .rdi = (uintptr_t)(g_areas.rdi + AREA_SIZE / 2),
         .rsi = (uintptr_t)(g_areas.rsi + AREA_SIZE / 2),
         .rbp = (uintptr_t)(g_areas.rbp + AREA_SIZE / 2),
@@ -559,6 +561,8 @@ static void child_run(double *samples)
     if ((rc = codegen_build(&p, &second, &err)))
         child_fail(&err);
 
+    if (w->stepped && (rc = step_begin(grp.ctr, grp.n_ctr, &err)))
+        child_fail(&err);
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
         if ((rc = cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, &err)))
@@ -577,7 +581,7 @@ static void child_run(double *samples)
      * program, or -basic_mode's second (its first has no copies). */
     const codegen_prog *warm = w->copies[0] > 0 || w->copies[1] == 0 ? &first : &second;
     for (long i = 0; w->fresh && i < o->initial_warm_up_count; i++)
-        run_prog(warm, PROG_MEASURE);
+        w->stepped ? step_warm(warm) : run_prog(warm, PROG_MEASURE);
 
     long n = o->n_measurements;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
@@ -598,8 +602,15 @@ static void child_run(double *samples)
         {.p = &first, .run = run_measured, .samples = samples, .ratio = ratio, .add_ratio = add_ratio, .enough = enough},
         {.p = &second, .run = run_measured, .samples = samples + per_run, .enough = enough},
     };
-    size_t n_add;
-    size_t n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);
+    size_t n_add = 0, n_cal = 0;
+    step_outcome so;
+    if (w->stepped) {
+        step_measure(rs, o->warm_up_count, n, grp.n_ctr, grp.ctr, h->overflow, w->step_budget, &so);
+        h->steps = so.steps;
+        h->step_over = so.over;
+    } else {
+        n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);
+    }
     if (kept && w->backend->verify)
         w->backend->verify(kept, h->lost);
     if (tsc_cal) {

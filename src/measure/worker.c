@@ -1,4 +1,4 @@
-/* nb worker: the parent side of a measurement (see runner.h).
+/* nb worker: the parent side of a measurement (see worker.h).
  *
  * Why a child process: the benchmark may do anything to its registers and
  * memory, fault, or never end; the parent stays intact, enforces -timeout
@@ -48,7 +48,7 @@
 #include "measure/fault.h"
 #include "pmu/advice.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/sandbox.h"
 #include "measure/stats.h"
 #include "sys/status.h"
@@ -66,7 +66,7 @@ static bool g_sandbox_noted;   /* the note is printed once per nb run */
 
 
 /* The fragments as fault.c names them: after the option they came from. */
-static void fault_context_of(const runner_job *job, fault_context *fc)
+static void fault_context_of(const worker_request *job, fault_context *fc)
 {
     const nb_fragment *f = job->frag;
     memset(fc, 0, sizeof *fc);
@@ -131,7 +131,7 @@ static void worker_end(int *st)
     g_last_end_ns = clock_ns();
 }
 
-void runner_stop(void)
+void worker_stop(void)
 {
     if (g_worker.pid)
         worker_end(NULL);
@@ -156,7 +156,7 @@ static uint64_t new_canary(void)
 }
 
 /* A measuring process fit for this job: the running one, or a new one. */
-static int worker_for(const runner_job *job, size_t code_len, bool must_be_new, nb_error *err)
+static int worker_for(const worker_request *job, size_t code_len, bool must_be_new, nb_error *err)
 {
     const measure_params *o = &job->p;
     long n = o->n_measurements;
@@ -164,7 +164,7 @@ static int worker_for(const runner_job *job, size_t code_len, bool must_be_new, 
         g_worker.r14_size == o->r14_size && !o->debug && !g_worker.debug &&
         n <= g_worker.n_cap && code_len <= g_worker.code_cap)
         return 0;
-    runner_stop();
+    worker_stop();
     int arc = areas_map(o->r14_size, err);
     if (arc)
         return arc;
@@ -183,7 +183,9 @@ static int worker_for(const runner_job *job, size_t code_len, bool must_be_new, 
         return NB_ESYSTEM;
     }
     char gdb_buf[512];
-    const char *gdb = o->debug ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
+    /* gdb would stop at every step of a stepped group: its register dump */
+    bool stepped = job->opened && job->opened->stepped;
+    const char *gdb = o->debug && !stepped ? find_gdb(gdb_buf, sizeof gdb_buf) : NULL;
     bool hot = g_last_tsc_ghz > 0 && clock_ns() - g_last_end_ns < HOT_NS;
     child_start st = {
         .h = h, .code_cap = code_cap, .sock = sv[1], .cpu = job->cpu, .parent = getpid(),
@@ -224,7 +226,7 @@ static int worker_for(const runner_job *job, size_t code_len, bool must_be_new, 
 }
 
 /* The job, by value, into the mapping (see worker_job). */
-static void worker_post(const runner_job *job, bool prepare_only)
+static void worker_post(const worker_request *job, bool prepare_only)
 {
     shared_hdr *h = g_worker.h;
     worker_job *w = &h->job;
@@ -248,6 +250,10 @@ static void worker_post(const runner_job *job, bool prepare_only)
     w->cfg.sysfs_root = NULL;
     w->cfg.dev_root = NULL;
     w->opened = job->opened != NULL;
+    w->stepped = job->opened && job->opened->stepped;
+    w->step_budget = job->opened ? job->opened->step_budget : 0;
+    h->steps = 0;
+    h->step_over = false;
     if (job->opened) {
         h->n_ctr = job->opened->n_ctr;
         memcpy(h->ctr, job->opened->ctr, job->opened->n_ctr * sizeof *h->ctr);
@@ -339,7 +345,7 @@ static const char *fault_damage(const fault_record *f)
 }
 
 /* What is wrong with the results of a run that says it is done, or NULL. */
-static const char *result_damage(const runner_job *job, long n)
+static const char *result_damage(const worker_request *job, long n)
 {
     const shared_hdr *s = &g_snap;
     if (s->n_ctr > CODEGEN_MAX_CTR)
@@ -359,6 +365,8 @@ static const char *result_damage(const runner_job *job, long n)
     }
     if (s->n_cal > 2 * (size_t)n)
         return "calibration count";
+    if (!bool_at(offsetof(shared_hdr, step_over)))
+        return "step count";
     if (!finite_ge0(s->cal_run[0]) || !finite_ge0(s->cal_run[1]) || !finite_ge0(s->tsc_ghz) ||
         !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency))
         return "calibration";
@@ -367,7 +375,7 @@ static const char *result_damage(const runner_job *job, long n)
 
 /* Copy the header out and check it; NULL when it can be used, else what is
  * damaged. */
-static const char *take_header(const runner_job *job, long n)
+static const char *take_header(const worker_request *job, long n)
 {
     memcpy(&g_snap, g_worker.h, sizeof g_snap);
     const shared_hdr *s = &g_snap;
@@ -392,9 +400,9 @@ static const char *take_header(const runner_job *job, long n)
 }
 
 /* A new measuring process opens the benchmark's other groups before it
- * runs anything (see runner_job.groups): one exchange each, nothing
+ * runs anything (see worker_request.groups): one exchange each, nothing
  * measured.  One that fails is left to its own run to report. */
-static void worker_prepare(const runner_job *job)
+static void worker_prepare(const worker_request *job)
 {
     if (job->opened || !job->groups)
         return;
@@ -402,7 +410,7 @@ static void worker_prepare(const runner_job *job)
     for (size_t g = 0; g < n && g_worker.pid; g++) {
         if (&job->groups[g] == job->plan)
             continue;
-        runner_job pj = *job;
+        worker_request pj = *job;
         pj.plan = &job->groups[g];
         worker_post(&pj, true);
         char b = 1;
@@ -415,7 +423,7 @@ static void worker_prepare(const runner_job *job)
 }
 
 /* The samples of a checked run into *out. */
-static int copy_results(const runner_job *job, long n, runner_output *out, nb_error *err)
+static int copy_results(const worker_request *job, long n, worker_output *out, nb_error *err)
 {
     const shared_hdr *s = &g_snap;
     size_t per_run = CODEGEN_MAX_CTR * (size_t)n;
@@ -427,10 +435,15 @@ static int copy_results(const runner_job *job, long n, runner_output *out, nb_er
     for (int r = 0; r < 2; r++)
         out->samples[r] = calloc(s->n_ctr * (size_t)n + 1, sizeof(double));
     if (!out->ctr || !out->overflow || !out->cal || !out->samples[0] || !out->samples[1]) {
-        runner_output_free(out);
+        worker_output_free(out);
         return nb_error_set(err, NB_ENOMEM, "out of memory");
     }
     memcpy(out->ctr, job->opened ? job->opened->ctr : s->ctr, s->n_ctr * sizeof *out->ctr);
+    /* of a group nb opened, the child may only say a counter was not read
+     * (the stepper does) */
+    for (size_t k = 0; job->opened && k < s->n_ctr; k++)
+        if (s->ctr[k].read == PMU_READ_NONE)
+            out->ctr[k].read = PMU_READ_NONE;
     memcpy(out->overflow, s->overflow, s->n_ctr * sizeof *out->overflow);
     memcpy(out->lost, s->lost, s->n_ctr);
     for (int r = 0; r < 2; r++)
@@ -445,7 +458,7 @@ static int copy_results(const runner_job *job, long n, runner_output *out, nb_er
     for (size_t i = 0; i < s->n_cal; i++)
         bad |= !isfinite(out->cal[i]);
     if (bad) {
-        runner_output_free(out);
+        worker_output_free(out);
         return nb_error_set(err, NB_EFAULT, "the benchmark code overwrote nb's results (its "
                             "samples): they are not reported");
     }
@@ -453,6 +466,8 @@ static int copy_results(const runner_job *job, long n, runner_output *out, nb_er
     out->cal_run[1] = s->cal_run[1];
     out->tsc_ghz = s->tsc_ghz;
     out->alu_slowdown = s->alu_slowdown;
+    out->steps = s->steps;
+    out->step_over = s->step_over;
     if (s->n_cal) {
         g_last_tsc_ghz = s->tsc_ghz;
         g_last_imul_lat = s->imul_latency;
@@ -462,7 +477,7 @@ static int copy_results(const runner_job *job, long n, runner_output *out, nb_er
 }
 
 /* The error a finished run leaves (a fault, a timeout, a failure), or 0. */
-static int verdict(const runner_job *job, bool stopped, bool ended, int st, nb_error *err)
+static int verdict(const worker_request *job, bool stopped, bool ended, int st, nb_error *err)
 {
     const shared_hdr *s = &g_snap;
     fault_context fc;
@@ -496,7 +511,7 @@ static int verdict(const runner_job *job, bool stopped, bool ended, int st, nb_e
 
 /* One posting of the job: 0 with *out filled, a status with *err, or 1
  * when the process was sealed and the job needs a fresh one. */
-static int run_once(const runner_job *job, bool must_be_new, runner_output *out, nb_error *err)
+static int run_once(const worker_request *job, bool must_be_new, worker_output *out, nb_error *err)
 {
     long n = job->p.n_measurements;
     size_t code_len = 0;
@@ -545,13 +560,13 @@ static int run_once(const runner_job *job, bool must_be_new, runner_output *out,
     if (rc == 0)
         rc = copy_results(job, n, out, err);
     if (rc == 0 && job->p.debug && g_worker.pid)
-        runner_stop();   /* -debug: a process of its own per run, as gdb saw it */
+        worker_stop();   /* -debug: a process of its own per run, as gdb saw it */
     else if (rc && g_worker.pid)
-        runner_stop();   /* what the code left in it is not trusted */
+        worker_stop();   /* what the code left in it is not trusted */
     return rc;
 }
 
-int runner_run(const runner_job *job, runner_output *out, nb_error *err)
+int worker_run(const worker_request *job, worker_output *out, nb_error *err)
 {
     memset(out, 0, sizeof *out);
     int rc = run_once(job, false, out, err);
@@ -560,7 +575,7 @@ int runner_run(const runner_job *job, runner_output *out, nb_error *err)
     return rc;
 }
 
-void runner_output_free(runner_output *out)
+void worker_output_free(worker_output *out)
 {
     free(out->ctr);
     free(out->overflow);

@@ -26,7 +26,7 @@
 #define LINE 64
 #define HUGE_2M (2u << 20)
 
-int mess_buf_alloc(mess_buf *b, size_t bytes, bool want_huge)
+int mess_buf_alloc(mess_buf *b, size_t bytes, bool want_huge, nb_error *err)
 {
     memset(b, 0, sizeof *b);
     bytes = (bytes + LINE - 1) / LINE * LINE;
@@ -35,10 +35,9 @@ int mess_buf_alloc(mess_buf *b, size_t bytes, bool want_huge)
     size_t map_len = want_huge ? len + HUGE_2M : len;
     void *m = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) {
-        fprintf(stderr, "nb: -mess: cannot map %zu bytes: %s\n", map_len, strerror(errno));
-        return NB_ENOMEM;
-    }
+    if (m == MAP_FAILED)
+        return nb_error_at(err, NB_ENOMEM, "-mess", 0, 0, "cannot map %zu bytes: %s", map_len,
+                           strerror(errno));
     b->map = m;
     b->map_bytes = map_len;
     uintptr_t p = (uintptr_t)m;

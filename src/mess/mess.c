@@ -32,8 +32,7 @@
 #include "sys/status.h"
 
 #define MIB (1024.0 * 1024.0)
-#define MAX_LIST 256
-#define MAX_REPS 64
+#define MAX_LIST MESS_MAX_LIST
 
 static const int default_mixes[] = { 100, 80, 60, 50, 40, 20, 0 };
 /* NOP padding per access; on the development VM one generator goes from
@@ -56,198 +55,49 @@ typedef struct opts {
     uint64_t seed;
 } opts;
 
-void mess_print_help(FILE *f)
-{
-    fputs("Memory bandwidth-latency curves (the Mess benchmark's method): nb -mess [options]\n"
-          "  -mess_size SIZE        pointer-chase buffer (K/M/G suffixes); default 2x the\n"
-          "                         last-level cache from CPUID, at least 64M\n"
-          "  -mess_gen_size SIZE    buffer of each generator; default max(2x LLC / generators, 64M)\n"
-          "  -mess_cpu N            CPU of the pointer chase; default the first allowed CPU\n"
-          "  -mess_gen_cpus LIST    generator CPUs, e.g. 1,2,4-7; default every other allowed CPU\n"
-          "  -mess_mixes LIST       read percentages, one curve each; default 100,80,60,50,40,20,0\n"
-          "  -mess_pads LIST        padding instructions per access, one point each;\n"
-          "                         default 0,2,4,6,8,12,16,24,32,48,64,96,128,256,512,1024,\n"
-          "                         4096,16384 (0 = saturated)\n"
-          "  -mess_pad nop|pause    padding instruction; default nop\n"
-          "  -mess_reps N           repetitions of every point (1..64); default 3\n"
-          "  -mess_settle MS        settling time before each point; default 50\n"
-          "  -mess_time MS          chase window per point; default 100\n"
-          "  -mess_sg W[,ORDER]     Savitzky-Golay window (odd) and order; default 5,2\n"
-          "  -mess_out PREFIX       writes PREFIX.csv, PREFIX.json, PREFIX.svg; default mess\n"
-          "  -mess_no_huge          do not ask for transparent huge pages\n"
-          "  -mess_unloaded         measure the unloaded latency only (no generators)\n"
-          "  -mess_seed N           seed of the chase order; default 1\n"
-          "  -mess_quiet            no progress line\n"
-          "  -mess_help             this list\n"
-          "Bandwidth is counted by the generators themselves (64 B per line loaded, 128 B per\n"
-          "line stored: write-allocate read + write-back); no uncore counters are used.\n",
-          f);
-}
-
-static int usage(nb_error *err, const char *opt, const char *what, const char *val)
-{
-    return nb_error_at(err, NB_EUSAGE, opt, 0, 0, "%s%s%s%s", what, val ? " '" : "",
-                       val ? val : "", val ? "'" : "");
-}
-
-static int parse_size(const char *opt, const char *s, size_t *out, nb_error *err)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    unsigned long long mul = 1;
-    switch (*end) {
-    case 'k': case 'K': mul = 1ull << 10; end++; break;
-    case 'm': case 'M': mul = 1ull << 20; end++; break;
-    case 'g': case 'G': mul = 1ull << 30; end++; break;
-    default: break;
-    }
-    if (*end == 'B' || *end == 'b')
-        end++;
-    if (errno || end == s || *end || *s == '-' || v == 0 || v > (1ull << 40) / mul)
-        return usage(err, opt, "expects a size such as 256M, got", s);
-    *out = (size_t)(v * mul);
-    return NB_OK;
-}
-
-static int parse_int(const char *opt, const char *s, long lo, long hi, int *out, nb_error *err)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        char what[96];
-        snprintf(what, sizeof what, "expects an integer in %ld..%ld, got", lo, hi);
-        return usage(err, opt, what, s);
-    }
-    *out = (int)v;
-    return NB_OK;
-}
-
-/* "a,b,c-d": integers in lo..hi, ranges allowed when ranges is set. */
-static int parse_list(const char *opt, const char *s, long lo, long hi, bool ranges,
-                      int *out, int *n, nb_error *err)
-{
-    *n = 0;
-    const char *p = s;
-    for (;;) {
-        char *end;
-        errno = 0;
-        long a = strtol(p, &end, 10), b;
-        if (end == p || errno || a < lo || a > hi)
-            goto bad;
-        b = a;
-        if (ranges && *end == '-') {
-            p = end + 1;
-            b = strtol(p, &end, 10);
-            if (end == p || errno || b < a || b > hi)
-                goto bad;
-        }
-        for (long v = a; v <= b; v++) {
-            if (*n >= MAX_LIST)
-                return usage(err, opt, "has more than 256 entries:", s);
-            out[(*n)++] = (int)v;
-        }
-        if (*end == 0)
-            return NB_OK;
-        if (*end != ',')
-            goto bad;
-        p = end + 1;
-    }
-bad:;
-    char what[128];
-    snprintf(what, sizeof what, "expects a comma-separated list of integers in %ld..%ld, got",
-             lo, hi);
-    return usage(err, opt, what, s);
-}
-
-static int parse_opts(int argc, char **argv, int first, opts *o, nb_error *err)
+void mess_options_defaults(mess_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->chase_cpu = -1;
-    o->ngen = -1;
+    o->cpu = -1;
+    o->n_gen_cpus = -1;
     memcpy(o->mixes, default_mixes, sizeof default_mixes);
-    o->nmix = (int)(sizeof default_mixes / sizeof *default_mixes);
+    o->n_mixes = (int)(sizeof default_mixes / sizeof *default_mixes);
     memcpy(o->pads, default_pads, sizeof default_pads);
-    o->npad = (int)(sizeof default_pads / sizeof *default_pads);
+    o->n_pads = (int)(sizeof default_pads / sizeof *default_pads);
+    o->pad = MESS_PAD_NOP;   /* Mess pads with NOPs: fine steps */
     o->reps = 3;
     o->settle_ms = 50;
-    o->window_ms = 100;
-    o->pad_kind = MESS_PAD_NOP;   /* Mess pads with NOPs: fine steps */
-    o->sg_window = 5;
-    o->sg_order = 2;
+    o->time_ms = 100;
     o->out = "mess";
-    o->huge = true;
     o->seed = 1;
-    for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-mess") == 0)
-            continue;
-        if (strcmp(a, "-mess_help") == 0) {
-            mess_print_help(stdout);
-            return 1;
-        }
-        if (strcmp(a, "-mess_no_huge") == 0) { o->huge = false; continue; }
-        if (strcmp(a, "-mess_unloaded") == 0) { o->unloaded_only = true; continue; }
-        if (strcmp(a, "-mess_quiet") == 0) { o->quiet = true; continue; }
-        if (strncmp(a, "-mess_", 6) != 0)
-            return usage(err, a, "is not a -mess option (see -mess_help)", NULL);
-        if (i + 1 >= argc)
-            return usage(err, a, "needs a value", NULL);
-        const char *v = argv[++i];
-        int st = NB_OK, t;
-        if (strcmp(a, "-mess_size") == 0)
-            st = parse_size(a, v, &o->chase_bytes, err);
-        else if (strcmp(a, "-mess_gen_size") == 0)
-            st = parse_size(a, v, &o->gen_bytes, err);
-        else if (strcmp(a, "-mess_cpu") == 0)
-            st = parse_int(a, v, 0, CPU_SETSIZE - 1, &o->chase_cpu, err);
-        else if (strcmp(a, "-mess_gen_cpus") == 0)
-            st = parse_list(a, v, 0, CPU_SETSIZE - 1, true, o->gen_cpus, &o->ngen, err);
-        else if (strcmp(a, "-mess_mixes") == 0)
-            st = parse_list(a, v, 0, 100, false, o->mixes, &o->nmix, err);
-        else if (strcmp(a, "-mess_pads") == 0)
-            st = parse_list(a, v, 0, 1000000, false, o->pads, &o->npad, err);
-        else if (strcmp(a, "-mess_pad") == 0) {
-            if (strcmp(v, "pause") == 0)
-                o->pad_kind = MESS_PAD_PAUSE;
-            else if (strcmp(v, "nop") == 0)
-                o->pad_kind = MESS_PAD_NOP;
-            else
-                st = usage(err, a, "expects pause or nop, got", v);
-        } else if (strcmp(a, "-mess_reps") == 0)
-            st = parse_int(a, v, 1, MAX_REPS, &o->reps, err);
-        else if (strcmp(a, "-mess_settle") == 0) {
-            if ((st = parse_int(a, v, 0, 600000, &t, err)) == NB_OK)
-                o->settle_ms = t;
-        } else if (strcmp(a, "-mess_time") == 0) {
-            if ((st = parse_int(a, v, 1, 600000, &t, err)) == NB_OK)
-                o->window_ms = t;
-        } else if (strcmp(a, "-mess_sg") == 0) {
-            int l[MAX_LIST], n;
-            st = parse_list(a, v, 0, 99, false, l, &n, err);
-            if (st == 0 && (n > 2 || l[0] % 2 == 0 || (n == 2 && (l[1] >= l[0] || l[1] > 6))))
-                st = usage(err, a, "expects an odd window and an order below it (at most 6), got", v);
-            if (st == 0) {
-                o->sg_window = l[0];
-                o->sg_order = n == 2 ? l[1] : (l[0] > 2 ? 2 : l[0] - 1);
-            }
-        } else if (strcmp(a, "-mess_out") == 0) {
-            if (!*v)
-                st = usage(err, a, "expects a file prefix", NULL);
-            o->out = v;
-        } else if (strcmp(a, "-mess_seed") == 0) {
-            char *end;
-            errno = 0;
-            o->seed = strtoull(v, &end, 0);
-            if (errno || end == v || *end)
-                st = usage(err, a, "expects an integer, got", v);
-        } else
-            st = usage(err, a, "is not a -mess option (see -mess_help)", NULL);
-        if (st)
-            return st;
-    }
-    return NB_OK;
+}
+
+/* The run's settings from the options (checked by the option table). */
+static void opts_of(const mess_options *m, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->chase_bytes = (size_t)m->size;
+    o->gen_bytes = (size_t)m->gen_size;
+    o->chase_cpu = (int)m->cpu;
+    o->ngen = m->n_gen_cpus;
+    if (o->ngen > 0)
+        memcpy(o->gen_cpus, m->gen_cpus, (size_t)o->ngen * sizeof *o->gen_cpus);
+    o->nmix = m->n_mixes;
+    memcpy(o->mixes, m->mixes, (size_t)o->nmix * sizeof *o->mixes);
+    o->npad = m->n_pads;
+    memcpy(o->pads, m->pads, (size_t)o->npad * sizeof *o->pads);
+    o->reps = (int)m->reps;
+    o->settle_ms = (double)m->settle_ms;
+    o->window_ms = (double)m->time_ms;
+    o->pad_kind = m->pad == MESS_PAD_PAUSE ? MESS_PAD_PAUSE : MESS_PAD_NOP;
+    /* -mess_sg W[,ORDER]: the order defaults to 2 (below a window of 3: 1) */
+    o->sg_window = m->n_sg ? m->sg[0] : 5;
+    o->sg_order = m->n_sg == 2 ? m->sg[1] : o->sg_window > 2 ? 2 : o->sg_window - 1;
+    o->out = m->out;
+    o->huge = !m->no_huge;
+    o->unloaded_only = m->unloaded;
+    o->quiet = m->quiet;
+    o->seed = m->seed;
 }
 
 static void fingerprint(mess_machine *m, int cpu)
@@ -423,23 +273,20 @@ static void free_result(mess_result *r)
 }
 
 static int write_file(const char *prefix, const char *ext, const mess_result *r,
-                      int (*fn)(FILE *, const mess_result *))
+                      int (*fn)(FILE *, const mess_result *), nb_error *err)
 {
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s.%s", prefix, ext) >= (int)sizeof path) {
-        fprintf(stderr, "nb: -mess_out: is too long: '%s'\n", prefix);
-        return NB_EUSAGE;
-    }
+    if (snprintf(path, sizeof path, "%s.%s", prefix, ext) >= (int)sizeof path)
+        return nb_error_at(err, NB_EUSAGE, "-mess_out", 0, 0, "is too long: '%s'", prefix);
     FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "nb: -mess_out: cannot write %s: %s\n", path, strerror(errno));
-        return NB_ESYSTEM;
-    }
+    if (!f)
+        return nb_error_at(err, NB_ESYSTEM, "-mess_out", 0, 0, "cannot write %s: %s", path,
+                           strerror(errno));
     int st = fn(f, r);
     if (fclose(f) != 0 && st == 0)
         st = NB_ESYSTEM;
     if (st)
-        fprintf(stderr, "nb: -mess_out: error writing %s\n", path);
+        nb_error_at(err, st, "-mess_out", 0, 0, "error writing %s", path);
     return st;
 }
 
@@ -529,7 +376,7 @@ static int size_buffers(opts *o, size_t llc_bytes, nb_error *err)
     }
     o->chase_bytes = o->chase_bytes / 64 * 64;
     if (o->chase_bytes < 128)
-        return usage(err, "-mess_size", "must be at least 128 bytes", NULL);
+        return nb_error_at(err, NB_EUSAGE, "-mess_size", 0, 0, "must be at least 128 bytes");
     return NB_OK;
 }
 
@@ -567,12 +414,11 @@ static int result_init(mess_result *r, opts *o, nb_error *err)
     return NB_OK;
 }
 
-int mess_main(int argc, char **argv, int first, nb_error *err)
+int mess_main(const mess_options *mo, nb_error *err)
 {
     opts o;
-    int st = parse_opts(argc, argv, first, &o, err);
-    if (st)
-        return st > 0 ? NB_OK : st;
+    opts_of(mo, &o);
+    int st;
 
     cpu_set_t allowed, one;
     if (sched_getaffinity(0, sizeof allowed, &allowed)) {
@@ -618,7 +464,7 @@ int mess_main(int argc, char **argv, int first, nb_error *err)
     double start = clock_ns() * 1e-9;
     run_ctx c = { .r = &r, .progress = !o.quiet && isatty(2), .t0 = start };
     mess_buf chase;
-    st = mess_buf_alloc(&chase, o.chase_bytes, o.huge);
+    st = mess_buf_alloc(&chase, o.chase_bytes, o.huge, err);
     if (st == 0) {
         if (c.progress)
             fprintf(stderr, "nb -mess: building a %.0f MiB chase and %d generator buffer(s)...",
@@ -626,7 +472,7 @@ int mess_main(int argc, char **argv, int first, nb_error *err)
         st = mess_chase_init(&chase, o.seed, &c.chase, err);
         r.chase_huge = mess_buf_huge_fraction(&chase);
         if (st == 0 && o.ngen) {
-            st = mess_traffic_start(&c.t, o.gen_cpus, o.ngen, o.gen_bytes, o.huge);
+            st = mess_traffic_start(&c.t, o.gen_cpus, o.ngen, o.gen_bytes, o.huge, err);
             if (st == 0)
                 r.gen_huge = mess_traffic_huge_fraction(c.t);
         }
@@ -639,7 +485,8 @@ int mess_main(int argc, char **argv, int first, nb_error *err)
             c.chunk = malloc(2 * c.nchunk * sizeof *c.chunk);
             c.sorted = c.chunk + c.nchunk;
             c.t0 = clock_ns() * 1e-9;
-            st = c.chunk ? run(&c) : NB_ENOMEM;
+            st = c.chunk ? run(&c) : nb_error_at(err, NB_ENOMEM, "-mess", 0, 0,
+                                                 "out of memory for the chase's timings");
             free(c.chunk);
         }
         mess_traffic_stop(c.t);
@@ -654,13 +501,22 @@ int mess_main(int argc, char **argv, int first, nb_error *err)
 
     if (st == 0 || r.measured > 0) {
         mess_result_reduce(&r);
-        int w = write_file(o.out, "csv", &r, mess_write_csv);
+        /* A failure to write comes after any failure to measure. */
+        nb_error werr;
+        nb_error_clear(&werr);
+        int w = write_file(o.out, "csv", &r, mess_write_csv, &werr);
         if (w == 0)
-            w = write_file(o.out, "json", &r, mess_write_json);
+            w = write_file(o.out, "json", &r, mess_write_json, &werr);
         if (w == 0)
-            w = write_file(o.out, "svg", &r, mess_write_svg);
-        if (st == 0)
+            w = write_file(o.out, "svg", &r, mess_write_svg, &werr);
+        if (st == 0 && w) {
             st = w;
+            *err = werr;
+        } else if (w) {
+            char text[sizeof werr.origin + sizeof werr.message + 8];
+            nb_error_format(&werr, text, sizeof text);
+            nb_warn("%s", text);
+        }
         if (r.measured > 0)
             summary(&r, &o);
         if (w == 0)

@@ -27,16 +27,35 @@
 
 #include "sys/error.h"
 
-/* The -mess command.  Parses options from argv[first] on (a "-mess" token is
- * skipped), runs, writes the outputs and prints a summary on stdout.
- * Returns 0 or a negative NB_E* status; a problem with the options, the CPUs
- * or the memory is described in *err for the caller to print (the option
- * parser, the buffers, the generators and the output files still print
- * their own "nb: ..." line and leave err->status 0).  Ctrl-C ends the run early; what was measured is still written. */
-int mess_main(int argc, char **argv, int first, nb_error *err);
+#define MESS_MAX_LIST 256   /* entries of a -mess list option */
+#define MESS_MAX_REPS 64
 
-/* The -mess options, one per line, for -help. */
-void mess_print_help(FILE *f);
+/* The -mess command's settings.  Declared here, filled from the -mess_*
+ * options by the one option table (cli/options.c, options_parse_mess);
+ * mess_options_defaults() gives Mess's defaults first. */
+typedef struct mess_options {
+    long size, gen_size;               /* bytes; 0: from the LLC */
+    long cpu;                          /* the chase's CPU; -1: the first allowed */
+    int gen_cpus[MESS_MAX_LIST];
+    int n_gen_cpus;                    /* -1: every other allowed CPU */
+    int mixes[MESS_MAX_LIST], n_mixes; /* read percentages, one curve each */
+    int pads[MESS_MAX_LIST], n_pads;   /* padding per access, one point each */
+    int pad;                           /* enum mess_pad */
+    long reps, settle_ms, time_ms;
+    int sg[MESS_MAX_LIST], n_sg;       /* Savitzky-Golay window[, order]; 0: 5,2 */
+    const char *out;                   /* file prefix */
+    bool no_huge, unloaded, quiet, help;
+    unsigned long long seed;
+} mess_options;
+
+void mess_options_defaults(mess_options *o);
+
+/* The -mess command: runs, writes the outputs and prints a summary on
+ * stdout.  Returns 0 or a negative NB_E* status with the problem (the
+ * CPUs, the memory, the generators, an output file) in *err for the caller
+ * to print.  Ctrl-C ends the run early; what was measured is still
+ * written. */
+int mess_main(const mess_options *o, nb_error *err);
 
 /* ---- chase.c: buffers, the pointer chase, clocks ---------------------- */
 
@@ -50,7 +69,7 @@ typedef struct mess_buf {
 
 /* Maps an anonymous buffer of `bytes` (rounded up to a line).  With
  * want_huge, aligns it to 2 MiB and asks for transparent huge pages. */
-int mess_buf_alloc(mess_buf *b, size_t bytes, bool want_huge);
+int mess_buf_alloc(mess_buf *b, size_t bytes, bool want_huge, nb_error *err);
 void mess_buf_free(mess_buf *b);
 /* Fraction (0..1) of the buffer backed by huge pages, from /proc/self/smaps;
  * negative when it cannot be read.  Call after the buffer was touched. */
@@ -84,9 +103,10 @@ typedef struct mess_traffic mess_traffic;
 enum mess_pad { MESS_PAD_PAUSE, MESS_PAD_NOP };
 
 /* Starts one thread per CPU in cpus[0..n), pinned, each with its own buffer
- * of `bytes` (allocated and first touched on its CPU).  They start idle. */
+ * of `bytes` (allocated and first touched on its CPU).  They start idle.
+ * 0, or a negative status with the first generator's problem in *err. */
 int mess_traffic_start(mess_traffic **out, const int *cpus, int n, size_t bytes,
-                       bool want_huge);
+                       bool want_huge, nb_error *err);
 /* Streams loads and stores at read_pct % loads with `pad` padding
  * instructions after each access; pad < 0 makes the generators idle. */
 void mess_traffic_set(mess_traffic *t, int read_pct, int pad, enum mess_pad kind);

@@ -39,6 +39,7 @@ typedef struct gen {
     struct mess_traffic *t;
     int cpu;
     int status;
+    nb_error err;            /* why status is not 0 */
     double huge;
     mess_buf buf;
 } gen;
@@ -103,11 +104,10 @@ static void *gen_main(void *arg)
     CPU_SET(g->cpu, &set);
     int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
     if (e) {
-        fprintf(stderr, "nb: -mess_gen_cpus: cannot pin a generator to CPU %d: %s\n",
-                g->cpu, strerror(e));
-        g->status = NB_ESYSTEM;
+        g->status = nb_error_at(&g->err, NB_ESYSTEM, "-mess_gen_cpus", 0, 0,
+                                "cannot pin a generator to CPU %d: %s", g->cpu, strerror(e));
     } else {
-        g->status = mess_buf_alloc(&g->buf, t->bytes, t->want_huge);
+        g->status = mess_buf_alloc(&g->buf, t->bytes, t->want_huge, &g->err);
         if (g->status == 0) {
             memset(g->buf.base, 1, g->buf.bytes);   /* first touch, here */
             g->huge = mess_buf_huge_fraction(&g->buf);
@@ -136,7 +136,7 @@ static void *gen_main(void *arg)
 }
 
 int mess_traffic_start(mess_traffic **out, const int *cpus, int n, size_t bytes,
-                       bool want_huge)
+                       bool want_huge, nb_error *err)
 {
     *out = NULL;
     mess_traffic *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
@@ -144,8 +144,7 @@ int mess_traffic_start(mess_traffic **out, const int *cpus, int n, size_t bytes,
     if (!t || !g) {
         free(t);
         free(g);
-        fprintf(stderr, "nb: -mess: out of memory for %d generators\n", n);
-        return NB_ENOMEM;
+        return nb_error_at(err, NB_ENOMEM, "-mess", 0, 0, "out of memory for %d generators", n);
     }
     memset(t, 0, sizeof *t);
     memset(g, 0, (size_t)n * sizeof *g);
@@ -160,8 +159,8 @@ int mess_traffic_start(mess_traffic **out, const int *cpus, int n, size_t bytes,
         g[i].cpu = cpus[i];
         int e = pthread_create(&g[i].th, NULL, gen_main, &g[i]);
         if (e) {
-            fprintf(stderr, "nb: -mess: cannot start generator %d: %s\n", i, strerror(e));
-            st = NB_ESYSTEM;
+            st = nb_error_at(err, NB_ESYSTEM, "-mess", 0, 0, "cannot start generator %d: %s", i,
+                             strerror(e));
             break;
         }
         t->n++;
@@ -171,8 +170,11 @@ int mess_traffic_start(mess_traffic **out, const int *cpus, int n, size_t bytes,
         nanosleep(&ts, NULL);
     }
     for (int i = 0; i < t->n && st == NB_OK; i++)
-        if (g[i].status)
+        if (g[i].status) {
             st = g[i].status;
+            if (err)
+                *err = g[i].err;
+        }
     if (st) {
         mess_traffic_stop(t);
         return st;

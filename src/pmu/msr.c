@@ -26,7 +26,11 @@
  *
  * Paths take cfg->dev_root as a prefix; a regular file there stands in for
  * the device (see msr_offset), which is how the tests check that every
- * programmed MSR is restored.
+ * programmed MSR is restored.  On such a fake device the groups are
+ * stepped (pmu_group.stepped): the emulator (emu.h) reads back the event
+ * selects nb wrote and answers the generated code's rdpmc reads with what
+ * they select, so the encoding, the counter indexes, the fixed counters and
+ * the enable bits are tested by running, on Intel and AMD layouts alike.
  *
  * MSR writes act on the CPU, not on a process: open() and close() may (and
  * should) run in the parent, around the pinned child's run, so that a child
@@ -46,6 +50,7 @@
 
 #include "pmu/advice.h"
 #include "pmu/common.h"
+#include "pmu/emu.h"
 #include "pmu/pmu.h"
 #include "sys/status.h"
 
@@ -383,6 +388,19 @@ static int msr_rw(bool write, int fd, uint32_t msr, uint64_t *val, const pmu_con
                           cfg->sysfs_root);
 }
 
+/* The emulator's reader of what was written (emu_msr_read_fn). */
+static bool read_back(void *ctx, uint32_t msr, uint64_t *value)
+{
+    const msr_state *st = ctx;
+    return msr_rw(false, st->fd, msr, value, &st->cfg, NULL) == 0;
+}
+
+static bool is_fake_device(int fd)
+{
+    struct stat sb;
+    return fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
 static void restore_saved(msr_state *st, const pmu_config *cfg)
 {
     /* Last saved first: GLOBAL_CTRL, saved first, is restored last, after
@@ -461,6 +479,14 @@ static int msr_open(const pmu_config *cfg, const pmu_group_plan *gp, pmu_group *
     for (size_t i = 0; i < p.n_op; i++)
         if ((rc = msr_rw(true, st->fd, p.op[i].msr, &p.op[i].value, cfg, err)) < 0)
             goto fail;
+    if (is_fake_device(st->fd)) {
+        out->stepped = true;
+        if (emu_resolve_selects(cfg, out, read_back, st) != 0) {
+            rc = nb_error_set(err, NB_ESYSTEM, "the emulator cannot read back the event "
+                              "selects from the fake msr device");
+            goto fail;
+        }
+    }
     return 0;
 fail:
     msr_close(out);

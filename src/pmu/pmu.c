@@ -13,14 +13,18 @@
 
 const pmu_backend *pmu_select(pmu_backend_kind kind, const pmu_config *cfg, nb_error *why)
 {
-    const pmu_backend *ladder[] = {&pmu_perf_backend, &pmu_msr_backend, &pmu_tsc_backend};
-    size_t first = 0, last = 2;
+    const pmu_backend *ladder[] = {&pmu_perf_backend, &pmu_msr_backend,
+                                   cfg->emu_auto ? &pmu_tsc_emu_backend : &pmu_tsc_backend,
+                                   &pmu_tsc_backend, &pmu_emu_backend};
+    size_t first = 0, last = 3;   /* auto: tsc+emu, and tsc if it cannot step */
     if (kind == PMU_BACKEND_PERF)
         first = last = 0;
     else if (kind == PMU_BACKEND_MSR)
         first = last = 1;
     else if (kind == PMU_BACKEND_TSC)
-        first = last = 2;
+        first = last = 3;
+    else if (kind == PMU_BACKEND_EMU)
+        first = last = 4;
     nb_error_set(why, NB_EUNSUPPORTED, "%s", "");
     char *msg = why ? why->message : NULL;
     size_t len = why ? sizeof why->message : 0, used = 0;
@@ -107,6 +111,7 @@ int pmu_plan_push(pmu_plan *p, const nb_event *ev, size_t n)
     g->events = NULL;
     g->n_events = n;
     g->with_clock = false;
+    g->emulated = false;
     if (n) {
         g->events = malloc(n * sizeof *ev);
         if (!g->events)

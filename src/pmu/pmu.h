@@ -1,8 +1,11 @@
-/* nb pmu: one interface, three counter backends.
+/* nb pmu: one interface, four counter backends.
  *
  *   perf.c  perf_event_open per event + rdpmc in the generated code
  *   msr.c   IA32_PERFEVTSELx / AMD PERF_CTL via /dev/cpu/N/msr + rdpmc
  *   tsc.c   no PMU: serialized rdtsc, core cycles from a calibrated clock
+ *   emu.c   no PMU needed: the rdpmc reads are answered by an emulator that
+ *           steps the measured code (emu.h); also "tsc+emu", the two
+ *           together, which auto picks where there is no PMU
  *   advice.c  errno -> what the user should change (the one place for it)
  *
  * A backend turns a list of events into groups that fit the counters
@@ -22,12 +25,14 @@
 
 #include "sys/cpu.h"
 #include "sys/error.h"
-#include "events/events.h"
+#include "events/config.h"
 
 /* Counters one measured program reads at most (codegen's CODEGEN_MAX_CTR). */
 #define PMU_MAX_GROUP_CTR 24
 
-typedef enum { PMU_BACKEND_AUTO, PMU_BACKEND_PERF, PMU_BACKEND_MSR, PMU_BACKEND_TSC } pmu_backend_kind;
+typedef enum {
+    PMU_BACKEND_AUTO, PMU_BACKEND_PERF, PMU_BACKEND_MSR, PMU_BACKEND_TSC, PMU_BACKEND_EMU
+} pmu_backend_kind;
 
 /* How the generated code reads one counter. */
 typedef enum {
@@ -48,6 +53,10 @@ typedef struct pmu_counter {
     double scale;          /* result multiplier (1.0 unless derived) */
     bool tsc_cycles;       /* tsc backend: rdtsc ticks turned into core cycles
                               with the run's calibration (an estimate) */
+    /* In a stepped group (pmu_group.stepped): what the emulator counts for
+     * this counter, a set of emu_kind bits (emu.h); 0: nothing it can
+     * count, the result is unavailable. */
+    uint32_t emu;
 } pmu_counter;
 
 /* Settings every backend sees. */
@@ -65,6 +74,12 @@ typedef struct pmu_config {
     /* Whose encoding the events use (-uarch's table; CPU_VENDOR_UNKNOWN:
      * the CPU's own). */
     cpu_vendor event_vendor;
+    /* The event table events are resolved through (evdb.h; NULL: none
+     * covers the CPU, architectural events only): the emulator maps an
+     * event's codes back to the table's names to know what it counts. */
+    const char *uarch;
+    /* auto may add the emulator to the tsc backend (tsc+emu) */
+    bool emu_auto;
 } pmu_config;
 
 /* Events split into groups that fit the hardware counters at once. */
@@ -72,6 +87,7 @@ typedef struct pmu_group_plan {
     nb_event *events;
     size_t n_events;
     bool with_clock;         /* tsc: CORE_CYCLES and RDTSC come first */
+    bool emulated;           /* tsc+emu: a group the emulator counts */
 } pmu_group_plan;
 
 typedef struct pmu_plan {
@@ -84,6 +100,14 @@ typedef struct pmu_group {
     pmu_counter *ctr;
     size_t n_ctr;
     void *priv;              /* backend state: fds, mmaps, saved MSRs */
+    /* The measuring process steps the measured runs and answers their rdpmc
+     * reads from the emulator (counter.emu says what each counts): the emu
+     * backend's groups, and the msr backend's on a fake msr device (tests). */
+    bool stepped;
+    bool once;               /* one measurement per program: the counts do not
+                                depend on timing (the emu backend) */
+    unsigned long step_budget;   /* most instructions stepped for the group, 0:
+                                    no limit (tsc+emu keeps a run short) */
 } pmu_group;
 
 /* What a backend needs from the engine (pmu_backend.flags). */
@@ -140,8 +164,11 @@ typedef struct pmu_backend {
 extern const pmu_backend pmu_perf_backend;
 extern const pmu_backend pmu_msr_backend;
 extern const pmu_backend pmu_tsc_backend;
+extern const pmu_backend pmu_emu_backend;
+extern const pmu_backend pmu_tsc_emu_backend;
 
-/* Pick the backend: the forced one, or the best usable one.  The refusals
+/* Pick the backend: the forced one, or the best usable one (auto: perf,
+ * msr, then tsc, or tsc+emu where cfg->emu_auto and stepping works).  The refusals
  * of the backends tried before it ("perf_event+rdpmc: ...; msr+rdpmc: ...")
  * are the message of *why (NULL allowed); when none is usable, NULL is
  * returned and why's status is NB_EUNSUPPORTED, else it is 0. */

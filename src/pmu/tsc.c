@@ -2,8 +2,8 @@
  *
  * The only counter is the time-stamp counter, read with rdtsc between two
  * lfences.  TSC ticks are not core cycles (here the TSC runs at ~2.1 GHz and
- * the cores near 3.7 GHz), so core cycles are an estimate: the runner
- * measures, in the same child and around each run, a long dependent chain of
+ * the cores near 3.7 GHz), so core cycles are an estimate: the measuring
+ * process times, around each run, a long dependent chain of
  * 1-cycle `add rax, rax` and divides ticks by the ticks-per-cycle it found
  * (counters with tsc_cycles set).  Any config event that is not the core
  * cycles event (Intel 0x3C.00, AMD 0x76.00) is unavailable here, and is
@@ -43,7 +43,8 @@ static bool is_core_cycles(const pmu_config *cfg, const nb_event *e)
 {
     if (e->cmask || e->inv || e->edge)
         return false;
-    cpu_vendor v = cfg->event_vendor != CPU_VENDOR_UNKNOWN ? cfg->event_vendor
+    cpu_vendor v = e->table_vendor ? (cpu_vendor)e->table_vendor
+                   : cfg->event_vendor != CPU_VENDOR_UNKNOWN ? cfg->event_vendor
                    : cfg->cpu ? cfg->cpu->vendor : CPU_VENDOR_UNKNOWN;
     if (nb_event_is_msr(e))
         return false;

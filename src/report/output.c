@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/text.h"
 #include "sys/status.h"
 
 void out_init(nb_out *out, nb_output fmt, FILE *f, bool batch)
@@ -148,11 +148,11 @@ static void flatten_rows(const jv *rec, kv_list *base)
  * fragment, a calibration and one event), lead columns first. */
 static int csv_header(nb_out *out, const record_ctx *ctx, const nb_options *o)
 {
-    nb_job t;
+    nb_run t;
     memset(&t, 0, sizeof t);
     static uint8_t byte = 0x90;
     asm_stmt st = {.offset = 0, .size = 1, .line = 1, .col = 1, .text = (char *)"nop"};
-    for (int i = 0; i < FRAG_COUNT; i++) {
+    for (int i = 0; i < NB_FRAG_MAX; i++) {
         t.fr[i].asm_text = "nop";
         t.fr[i].code.bytes = &byte;
         t.fr[i].code.size = 1;
@@ -256,7 +256,7 @@ static void csv_record(nb_out *out, const jv *rec)
 
 /* ---- text ---- */
 
-static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_job *j,
+static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
                         int status, const char *message)
 {
     if (out->batch)
@@ -269,7 +269,7 @@ static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o,
         fputc('\n', out->f);
 }
 
-int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_job *j,
+int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
                int status, const char *message)
 {
     if (out->fmt == OUTPUT_TEXT) {

@@ -1,12 +1,12 @@
 /* Folder report/: what a result looks like once measured.  nanoBench's
- * text lines (report.c), the record tree behind JSON and CSV (record.c),
+ * text lines (text.c), the record tree behind JSON and CSV (record.c),
  * the machine's fingerprint in every record (fingerprint.c) and the writer
  * that picks the format and streams it (output.c).  report/ reads results;
  * it never runs a benchmark.
  *
  * nb output: results in the format -output asks for.
  *
- *   text  nanoBench's "NAME: value" lines (report.c); in a batch each
+ *   text  nanoBench's "NAME: value" lines (text.c); in a batch each
  *         line's block is headed by "# line N: <the line>" and failures
  *         show as "error: <message>".
  *   json  one JSON object per benchmark (record.c), one per line (JSON
@@ -35,7 +35,7 @@ void out_init(nb_out *out, nb_output fmt, FILE *f, bool batch);
 
 /* One benchmark's result (status 0) or failure.  Returns 0, or NB_ESYSTEM
  * when the output cannot be written (a closed pipe, a full disk). */
-int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_job *j,
+int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
                int status, const char *message);
 
 void out_free(nb_out *out);

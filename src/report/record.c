@@ -122,7 +122,7 @@ static jv *hex_of(const uint8_t *b, size_t n)
     return v;
 }
 
-static jv *fragment_json(const job_fragment *fr)
+static jv *fragment_json(const run_fragment *fr)
 {
     const asm_code *c = &fr->code;
     if (!fr->asm_text && !fr->code_path)
@@ -175,6 +175,7 @@ static jv *backend_json(const bench_result *r)
     jv_push(l, jv_int(r->loops[0]));
     jv_push(l, jv_int(r->loops[1]));
     jv_set(b, "normalization", jv_num(r->normalization));
+    jv_set(b, "instructions_stepped", jv_int((long long)r->steps));
     /* Resolution of one reading, and of one result (divided by the
      * normalization).  A counter counts single events; the tsc backend
      * reads TSC ticks, each worth 1/ticks_per_cycle core cycles. */
@@ -217,6 +218,7 @@ static jv *events_json(const bench_result *r)
         jv *f = jv_set(o, "flags", jv_obj());
         jv_set(f, "unavailable", jv_bool(e->unavailable));
         jv_set(f, "estimated", jv_bool(e->estimated));
+        jv_set(f, "exact", jv_bool(e->exact));
         jv_set(f, "overflow", jv_bool(e->overflow));
         jv_set(f, "lost", e->lost == PMU_LOST_MOVED ? jv_str("moved")
                           : e->lost == PMU_LOST_MULTIPLEXED ? jv_str("multiplexed") : jv_null());
@@ -225,7 +227,7 @@ static jv *events_json(const bench_result *r)
     return a;
 }
 
-jv *record_build(const record_ctx *ctx, const nb_options *o, const nb_job *j, int status,
+jv *record_build(const record_ctx *ctx, const nb_options *o, const nb_run *j, int status,
                  const char *message)
 {
     jv *r = jv_obj();
@@ -244,8 +246,8 @@ jv *record_build(const record_ctx *ctx, const nb_options *o, const nb_job *j, in
         jv_set(e, "message", jv_str(message ? message : ""));
     }
     jv *code = jv_set(r, "code", jv_obj());
-    for (int i = 0; i < FRAG_COUNT; i++)
-        jv_set(code, job_fragment_names[i], j ? fragment_json(&j->fr[i]) : jv_null());
+    for (int i = 0; i < NB_FRAG_MAX; i++)
+        jv_set(code, run_fragment_names[i], j ? fragment_json(&j->fr[i]) : jv_null());
     jv *opts = jv_obj();
     if (o)
         options_each(o, option_json, opts);

@@ -6,7 +6,7 @@
 #define NB_RECORD_H
 
 #include "report/fingerprint.h"
-#include "cli/job.h"
+#include "cli/run.h"
 #include "lib/json.h"
 
 #define RECORD_SCHEMA "nb-result-1"
@@ -20,7 +20,7 @@ typedef struct record_ctx {
 
 /* status 0: a result (j measured); else an error record carrying message and
  * whatever j holds so far (j or o may be NULL). */
-jv *record_build(const record_ctx *ctx, const nb_options *o, const nb_job *j, int status,
+jv *record_build(const record_ctx *ctx, const nb_options *o, const nb_run *j, int status,
                  const char *message);
 
 /* "nb -asm '...' -unroll_count 100": every option that differs from its

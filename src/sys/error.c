@@ -67,10 +67,9 @@ void nb_error_prefix(nb_error *e, const char *fmt, ...)
     e->message[n + 2 + k] = '\0';
 }
 
-void nb_error_format(const nb_error *e, char *buf, size_t len)
+/* "ORIGIN:LINE:COL: message", the parts there are. */
+static void place_message(const nb_error *e, char *buf, size_t len)
 {
-    if (!len)
-        return;
     if (e->origin[0] && e->line > 0 && e->col > 0)
         snprintf(buf, len, "%s:%d:%d: %s", e->origin, e->line, e->col, e->message);
     else if (e->origin[0] && e->line > 0)
@@ -81,18 +80,41 @@ void nb_error_format(const nb_error *e, char *buf, size_t len)
         snprintf(buf, len, "%s", e->message);
 }
 
+/* The lines after the first: the source line and the caret under COL, then
+ * the advice; `lead` starts each advice line ("nb: " or ""). */
+static void write_rest(FILE *f, const nb_error *e, const char *lead, const char *within)
+{
+    if (e->source[0]) {
+        fprintf(f, "\n    %s", e->source);
+        if (e->col > 0)
+            fprintf(f, "\n    %*s^", e->col - 1, "");
+    }
+    if (e->advice[0])
+        fprintf(f, "\n%s%s%shint: %s", lead, within, within[0] ? ": " : "", e->advice);
+}
+
+void nb_error_format(const nb_error *e, char *buf, size_t len)
+{
+    if (!len)
+        return;
+    place_message(e, buf, len);
+    size_t n = strlen(buf);
+    FILE *f = fmemopen(buf + n, len - n, "w");
+    if (!f)
+        return;
+    write_rest(f, e, "", "");
+    fclose(f);
+    buf[len - 1] = '\0';
+}
+
 int nb_error_print(FILE *f, const nb_error *e)
 {
     char text[sizeof e->origin + sizeof e->message + 32];
-    nb_error_format(e, text, sizeof text);
-    int bad = fprintf(f, "nb: %s\n", text) < 0;
-    if (e->source[0]) {
-        bad |= fprintf(f, "    %s\n", e->source) < 0;
-        if (e->col > 0)
-            bad |= fprintf(f, "    %*s^\n", e->col - 1, "") < 0;
-    }
-    if (e->advice[0])
-        bad |= fprintf(f, "nb: hint: %s\n", e->advice) < 0;
+    place_message(e, text, sizeof text);
+    const char *w = e->within;
+    int bad = fprintf(f, "nb: %s%s%s", w, w[0] ? ": " : "", text) < 0;
+    write_rest(f, e, "nb: ", w);
+    bad |= fputc('\n', f) == EOF;
     bad |= fflush(f) != 0;
     return bad ? -1 : 0;
 }

@@ -19,6 +19,8 @@
 
 typedef struct nb_error {
     int status;           /* NB_E* (negative); 0: no error */
+    char within[64];      /* the larger input the place is in (a batch's
+                             "line 7"); printed first, not in a record */
     char origin[256];     /* "asm", "-config", a file name, an option; "" */
     int line;             /* 1-based; 0 if not tied to a line */
     int col;              /* 1-based column; 0 if none */
@@ -47,14 +49,15 @@ __attribute__((format(printf, 2, 3)))
 void nb_error_prefix(nb_error *e, const char *fmt, ...);
 
 /* Write the error as the user sees it:
- *   nb: ORIGIN:LINE:COL: message
+ *   nb: WITHIN: ORIGIN:LINE:COL: message
  *       <source line>
  *       <caret under COL>
- *   nb: hint: advice
- * Parts that are empty are left out.  Returns 0, or -1 if writing failed. */
+ *   nb: WITHIN: hint: advice
+ * Parts that are empty are left out.  Returns 0, or -1 if writing failed.
+ * The one printer of errors: main.c calls it, and the batch for a line. */
 int nb_error_print(FILE *f, const nb_error *e);
 
-/* The message alone with its place ("ORIGIN:LINE:COL: message"), for a
+/* The same text without "nb: " and WITHIN, lines joined by '\n', for a
  * record's error field; writes at most len bytes, NUL-terminated. */
 void nb_error_format(const nb_error *e, char *buf, size_t len);
 

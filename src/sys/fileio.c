@@ -5,25 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sys/error.h"
 #include "sys/status.h"
 
 int file_read_all(const char *path, size_t max, bool text, char **out,
-                  size_t *len, char *err, size_t errlen)
+                  size_t *len, nb_error *err)
 {
     bool is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NB_EINPUT;
-    }
+    if (!f)
+        return nb_error_set(err, NB_EINPUT, "%s: %s", path, strerror(errno));
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
     int rc = 0;
     while (buf) {
         if (n == cap) {
             if (cap >= max) {
-                snprintf(err, errlen, "%s: larger than the limit of %zu bytes", path, max);
-                rc = NB_EINPUT;
+                rc = nb_error_set(err, NB_EINPUT, "%s: larger than the limit of %zu bytes", path,
+                                  max);
                 break;
             }
             cap = cap * 2 > max ? max : cap * 2;
@@ -34,23 +33,18 @@ int file_read_all(const char *path, size_t max, bool text, char **out,
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (got == 0) {
-            if (ferror(f)) {
-                snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
-                rc = NB_EINPUT;
-            }
+            if (ferror(f))
+                rc = nb_error_set(err, NB_EINPUT, "%s: %s", path, strerror(errno ? errno : EIO));
             break;
         }
     }
     if (!is_stdin)
         fclose(f);
-    if (!buf) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return NB_ENOMEM;
-    }
+    if (!buf)
+        return nb_error_set(err, NB_ENOMEM, "%s: out of memory", path);
     if (rc == 0 && text && memchr(buf, '\0', n)) {
-        snprintf(err, errlen, "%s: binary file (NUL byte at offset %zu)", path,
-                 (size_t)((char *)memchr(buf, '\0', n) - buf));
-        rc = NB_EINPUT;
+        rc = nb_error_set(err, NB_EINPUT, "%s: binary file (NUL byte at offset %zu)", path,
+                          (size_t)((char *)memchr(buf, '\0', n) - buf));
     }
     if (rc) {
         free(buf);

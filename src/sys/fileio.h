@@ -5,11 +5,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sys/error.h"
+
 /* Read `path` ("-" = stdin) into a NUL-terminated malloc'd buffer of at most
- * `max` bytes. Returns 0, or NB_EINPUT with "PATH: reason" in err. When
- * `text` is set, a NUL byte inside the file is an error (binary file). */
+ * `max` bytes. Returns 0, or NB_EINPUT (NB_ENOMEM) with "PATH: reason" as
+ * the message of *err. When `text` is set, a NUL byte inside the file is an
+ * error (binary file). */
 int file_read_all(const char *path, size_t max, bool text, char **out,
-                  size_t *len, char *err, size_t errlen);
+                  size_t *len, nb_error *err);
 
 /* The first line of root+path (root "" in production, a fake tree in
  * tests) into buf, without its newline; false if it cannot be read. */

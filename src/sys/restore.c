@@ -25,10 +25,10 @@ typedef struct undo {
 static undo g_undo[RESTORE_MAX];
 static volatile sig_atomic_t g_n;
 
-static undo *undo_new(char *err, size_t errlen)
+static undo *undo_new(nb_error *err)
 {
     if (g_n >= RESTORE_MAX) {
-        snprintf(err, errlen, "more than %d system settings changed", RESTORE_MAX);
+        nb_error_set(err, NB_ESYSTEM, "more than %d system settings changed", RESTORE_MAX);
         return NULL;
     }
     undo *u = &g_undo[g_n];
@@ -37,27 +37,24 @@ static undo *undo_new(char *err, size_t errlen)
 }
 
 int restore_set_file(const char *root, const char *path, const char *value,
-                     char *err, size_t errlen)
+                     nb_error *err)
 {
-    undo *u = undo_new(err, errlen);
+    undo *u = undo_new(err);
     if (!u)
         return NB_ESYSTEM;
     snprintf(u->path, sizeof u->path, "%s%s", root ? root : "", path);
     int fd = open(u->path, O_RDONLY);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", u->path, strerror(errno));
-        return NB_ESYSTEM;
-    }
+    if (fd < 0)
+        return nb_error_set(err, NB_ESYSTEM, "%s: %s", u->path, strerror(errno));
     ssize_t n = read(fd, u->old, sizeof u->old - 1);
     close(fd);
-    if (n < 0) {
-        snprintf(err, errlen, "%s: %s", u->path, strerror(errno));
-        return NB_ESYSTEM;
-    }
+    if (n < 0)
+        return nb_error_set(err, NB_ESYSTEM, "%s: %s", u->path, strerror(errno));
     u->old_len = (size_t)n;
     fd = open(u->path, O_WRONLY | O_TRUNC);
     if (fd < 0 || write(fd, value, strlen(value)) < 0) {
-        snprintf(err, errlen, "%s: cannot write '%s': %s", u->path, value, strerror(errno));
+        nb_error_set(err, NB_ESYSTEM, "%s: cannot write '%s': %s", u->path, value,
+                     strerror(errno));
         if (fd >= 0)
             close(fd);
         return NB_ESYSTEM;
@@ -69,19 +66,17 @@ int restore_set_file(const char *root, const char *path, const char *value,
 }
 
 int restore_set_msr(const char *root, int cpu, uint32_t msr, uint64_t value,
-                    char *err, size_t errlen)
+                    nb_error *err)
 {
-    undo *u = undo_new(err, errlen);
+    undo *u = undo_new(err);
     if (!u)
         return NB_ESYSTEM;
     snprintf(u->path, sizeof u->path, "%s/dev/cpu/%d/msr", root ? root : "", cpu);
     int fd = open(u->path, O_RDWR);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", u->path, strerror(errno));
-        return NB_ESYSTEM;
-    }
+    if (fd < 0)
+        return nb_error_set(err, NB_ESYSTEM, "%s: %s", u->path, strerror(errno));
     if (pread(fd, &u->old_msr, 8, msr) != 8 || pwrite(fd, &value, 8, msr) != 8) {
-        snprintf(err, errlen, "%s: MSR 0x%x: %s", u->path, msr, strerror(errno));
+        nb_error_set(err, NB_ESYSTEM, "%s: MSR 0x%x: %s", u->path, msr, strerror(errno));
         close(fd);
         return NB_ESYSTEM;
     }
@@ -94,8 +89,7 @@ int restore_set_msr(const char *root, int cpu, uint32_t msr, uint64_t value,
 
 int restore_push_fn(void (*fn)(void))
 {
-    char err[64];
-    undo *u = undo_new(err, sizeof err);
+    undo *u = undo_new(NULL);
     if (!u)
         return NB_ESYSTEM;
     u->kind = UNDO_FN;

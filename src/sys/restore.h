@@ -17,17 +17,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sys/error.h"
+
 #define RESTORE_MAX 64
 
 /* Write `value` to root+path, remembering the old contents (up to 255
- * bytes).  Returns 0 or NB_ESYSTEM with a message in err. */
+ * bytes).  Returns 0 or NB_ESYSTEM with the message in *err. */
 int restore_set_file(const char *root, const char *path, const char *value,
-                     char *err, size_t errlen);
+                     nb_error *err);
 
 /* Write an MSR of `cpu` through root+"/dev/cpu/N/msr", remembering the old
- * value.  Returns 0 or NB_ESYSTEM. */
+ * value.  Returns 0 or NB_ESYSTEM with the message in *err. */
 int restore_set_msr(const char *root, int cpu, uint32_t msr, uint64_t value,
-                    char *err, size_t errlen);
+                    nb_error *err);
 
 /* Register an undo callback (must be async-signal-safe). */
 int restore_push_fn(void (*fn)(void));
@@ -43,7 +45,7 @@ void restore_all(void);
 size_t restore_pending(void);
 
 /* SIGINT, SIGTERM, SIGHUP: say "nb: stopped by SIGx" on stderr, restore_all()
- * (which also kills and reaps a measuring child, see runner.c), then die of
+ * (which also kills and reaps a measuring child, see measure/worker.c), then die of
  * the same signal. */
 void restore_install_signals(void);
 

@@ -51,4 +51,19 @@ printf '3C.00 CPU_CLK_UNHALTED.THREAD_P\n' > "$tmp/i.cfg"
 out=$("$NB" -backend tsc -uarch Skylake -config "$tmp/i.cfg" -asm "add rax, rbx" 2>/dev/null)
 nocheck "intel config" "$out" "CPU_CLK_UNHALTED.THREAD_P: unavailable"
 check "intel config" "$out" "CPU_CLK_UNHALTED.THREAD_P: "
+# nanoBench's README examples, unchanged: their -config names nanoBench's
+# configs/ folder; without it nb uses its embedded table of that name.
+cd "$tmp"
+out=$("$OLDPWD/$NB" -asm "ADD RAX, RBX; ADD RBX, RAX" -config configs/cfg_Skylake_common.txt 2>&1); rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: README example 1: status $rc: $out"; fail=1; }
+check "README example 1" "$out" "using nb's embedded Skylake table"
+check "README example 1" "$out" "CPU_CLK_UNHALTED.THREAD_P: "
+out=$("$OLDPWD/$NB" -asm_init "MOV RAX, R14; SUB RAX, 8; MOV [RAX], RAX" -asm "MOV RAX, [RAX]" -config configs/cfg_Skylake_common.txt 2>&1); rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: README example 2: status $rc: $out"; fail=1; }
+out=$("$OLDPWD/$NB" -asm "MOVQ XMM0, RAX; MOVQ RAX, XMM0" -config configs/cfg_ArrowLakeE_Skymont_all_core.txt -unroll 10 2>&1); rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: cycleByCycle example: status $rc: $out"; fail=1; }
+out=$("$OLDPWD/$NB" -asm nop -config configs/cfg_Nosuch_common.txt 2>&1); rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: unknown config name: status $rc"; fail=1; }
+check "unknown config name" "$out" "cfg_Nosuch_common.txt: cannot open"
+cd "$OLDPWD"
 exit $fail

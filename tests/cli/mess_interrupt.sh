@@ -7,16 +7,7 @@ NB=${NB:-build/nb}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if "$NB" -mess -mess_help 2>/dev/null | grep -q -- -mess_size; then
-    run=("$NB" -mess)
-elif cc -std=c11 -D_GNU_SOURCE -O2 -Isrc tests/cli/mess_driver.c src/mess/*.c \
-        -lm -pthread -o "$tmp/mess_driver" 2>"$tmp/cc.err"; then
-    run=("$tmp/mess_driver")
-else
-    cat "$tmp/cc.err"
-    echo "nb does not support -mess yet and the test driver does not build"
-    exit 77
-fi
+run=("$NB" -mess)
 command -v python3 >/dev/null || { echo "python3 is needed to parse the outputs"; exit 77; }
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs (one chase, one generator)"; exit 77; }
 

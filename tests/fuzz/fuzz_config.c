@@ -9,18 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/events.h"
+#include "events/config.h"
 #include "sys/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_error(int rc, const nb_config_error *e, bool whole_text)
+static void check_error(int rc, const nb_error *e, bool whole_text)
 {
     if (rc == 0)
         return;
     if (rc != NB_EINPUT && rc != NB_ENOMEM)
         abort();
-    if (rc == NB_EINPUT && (e->message[0] == '\0' || (whole_text && e->file[0] == '\0')))
+    if (rc == NB_EINPUT && (e->message[0] == '\0' || (whole_text && e->origin[0] == '\0')))
         abort();   /* an error the user could not act on */
 }
 
@@ -40,7 +40,7 @@ static void round_trip(const nb_event *ev)
     char spec[512];
     event_format_spec(ev, spec, sizeof spec);
     nb_event back;
-    nb_config_error e;
+    nb_error e;
     memset(&e, 0, sizeof e);
     if (event_parse_spec(spec, "x", &back, &e) != 0 || !same_encoding(ev, &back))
         abort();   /* nb would print a spec it cannot read back */
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
 
-    nb_config_error e;
+    nb_error e;
     memset(&e, 0, sizeof e);
     nb_event_list list = {0};
     int rc = config_parse_text(text, "fuzz.cfg", &list, &e);

@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_error(int rc, const nb_config_error *e)
+static void check_error(int rc, const nb_error *e)
 {
     if (rc == 0)
         return;
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* One call per input: an unknown name costs a closest-name search over
      * the whole table, which dominates the time per execution. */
-    nb_config_error e;
+    nb_error e;
     memset(&e, 0, sizeof e);
     int rc;
     if (!strchr(text, ',')) {

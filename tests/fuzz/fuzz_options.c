@@ -37,9 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     nb_options o;
     options_defaults(&o);
-    char err[1024];
-    err[0] = '\0';
-    int rc = options_parse(argc, argv, 1, &o, err, sizeof err);
+    nb_error e;
+    nb_error_clear(&e);
+    const char *err = e.message;
+    int rc = options_parse(argc, argv, 1, &o, &e);
     if (rc != 0) {
         if (rc != NB_EUSAGE || err[0] == '\0' || strchr(err, '\n'))
             abort();

@@ -1,17 +1,23 @@
-/* nb events: what one performance event is, in nanoBench's config syntax.
+/* nb event config (config.c): what one performance event is, and
+ * nanoBench's config syntax for it, both directions:
  *
  *   EvtSel.UMASK(.CMSK=..)(.AnyT)(.EDG)(.INV)(.TakenAlone)(.CTR=..)
  *       (.MSR_3F6H=..)(.MSR_PF=..)(.MSR_RSP0=..)(.MSR_RSP1=..) Name
  *
- * and MSR events (msr_ADDR=VAL(.msr_ADDR=VAL)* msr_ADDR Name).
- * Parsing config files and lines lives in config.c; the embedded tables
- * (generated from data/) and name lookup live in evdb.c. */
-#ifndef NB_EVENTS_H
-#define NB_EVENTS_H
+ * and MSR events (msr_ADDR=VAL(.msr_ADDR=VAL)* msr_ADDR Name).  The event
+ * types here (nb_event, nb_msr_event and their lists) are what every later
+ * stage takes; the parser serves -config/-msr_config files, typed names
+ * with modifiers, and the build-time generator gen/gentables.c.  The
+ * embedded tables and lookup by CPU and name are evdb.h's.  Errors fill an
+ * nb_error: the file as origin, the line, the message. */
+#ifndef NB_EVENTS_CONFIG_H
+#define NB_EVENTS_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sys/error.h"
 
 #define NB_EVENT_NAME_MAX 128
 #define NB_MSR_WRITES_MAX 8
@@ -37,6 +43,9 @@ typedef struct nb_event {
     uint8_t n_msr_writes;
     uint32_t msr_write[NB_MSR_WRITES_MAX];
     uint64_t msr_value[NB_MSR_WRITES_MAX];
+    /* The vendor (sys/cpu.h's cpu_vendor) whose encoding the event uses when
+     * it came from an embedded table; 0 (unknown) from a config file. */
+    uint8_t table_vendor;
 } nb_event;
 
 static inline bool nb_event_is_msr(const nb_event *e) { return e->read_msr != 0; }
@@ -59,25 +68,18 @@ typedef struct nb_msr_event_list {
     size_t n, cap;
 } nb_msr_event_list;
 
-/* Diagnostic for config parsing: "FILE:LINE: message". */
-typedef struct nb_config_error {
-    char file[256];
-    int line;
-    char message[1024];   /* -events reports every unknown name */
-} nb_config_error;
-
 /* Parse one event spec (without or with the trailing Name). Returns 0 or
  * NB_EINPUT with err->message set. `name` may be NULL, then the spec's own
  * text becomes the name. */
 int event_parse_spec(const char *spec, const char *name, nb_event *ev,
-                     nb_config_error *err);
+                     nb_error *err);
 
 /* Parse a whole config text (lines; '#' comments; blank lines). `file` names
  * it in diagnostics. Appends to *list. */
 int config_parse_text(const char *text, const char *file, nb_event_list *list,
-                      nb_config_error *err);
+                      nb_error *err);
 int config_parse_file(const char *path, nb_event_list *list,
-                      nb_config_error *err);
+                      nb_error *err);
 
 /* The one line-walker behind config_parse_text: calls fn for every event line
  * with the parsed event, the 1-based line number and its description: the
@@ -88,23 +90,23 @@ int config_parse_file(const char *path, nb_event_list *list,
 typedef int (*config_line_fn)(void *ctx, const nb_event *ev, int line,
                               const char *comment);
 int config_walk_text(const char *text, const char *file, config_line_fn fn,
-                     void *ctx, nb_config_error *err);
+                     void *ctx, nb_error *err);
 
 /* Apply nanoBench modifiers ("CMSK=1.INV.EDG", no leading '.') to *ev; used
  * for event names typed with modifiers (UOPS_ISSUED.ANY.CMSK=1.INV).
  * (Additive to the original contract.) */
-int event_apply_modifiers(const char *mods, nb_event *ev, nb_config_error *err);
+int event_apply_modifiers(const char *mods, nb_event *ev, nb_error *err);
 
 int msr_config_parse_text(const char *text, const char *file,
-                          nb_msr_event_list *list, nb_config_error *err);
+                          nb_msr_event_list *list, nb_error *err);
 int msr_config_parse_file(const char *path, nb_msr_event_list *list,
-                          nb_config_error *err);
+                          nb_error *err);
 
 /* Parse one msr line's spec part ("msr_0xE01=0x2.msr_700=0x4 msr_706"; the
  * writes may be absent for read-only MSRs such as RAPL energy counters:
  * "msr_0x611").  (Additive to the original contract.) */
 int msr_event_parse_spec(const char *writes_and_read, nb_msr_event *ev,
-                         nb_config_error *err);
+                         nb_error *err);
 /* Format an msr event back into config syntax, name included. */
 void msr_event_format(const nb_msr_event *ev, char *buf, size_t buflen);
 int msr_event_list_push(nb_msr_event_list *list, const nb_msr_event *ev);

@@ -1,24 +1,26 @@
-/* nb bench: see bench.h.  The glue between options, backend, runner and
- * statistics; the only place that knows the order of the whole run. */
+/* nb session: see session.h.  The glue between options, backend, the
+ * measuring process and statistics; the only place that knows the order of
+ * the whole run. */
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "events/evdb.h"
 #include "harness/codegen.h"
 #include "pmu/common.h"
+#include "pmu/emu.h"
 #include "pmu/pmu.h"
 #include "sys/error.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/stats.h"
 #include "sys/status.h"
 
 static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_events,
-                        pmu_config *cfg)
+                        bool emu_auto, pmu_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->cpu = cpu;
@@ -34,9 +36,14 @@ static void config_from(const nb_options *o, const cpu_info *cpu, size_t n_event
     cfg->dev_root = "";
     cfg->defaults = !o->config && !o->events;
     const char *uarch = NULL;
-    nb_config_error e;
+    nb_error e;
     cfg->event_vendor = o->uarch && evdb_select(cpu, o->uarch, &uarch, &e) == 0 && uarch
                             ? evdb_uarch_vendor(uarch) : cpu->vendor;
+    /* the table the emulator resolves event codes through (-uarch's or
+     * the CPU's; a bad -uarch was refused before any measurement) */
+    if (evdb_select(cpu, o->uarch, &cfg->uarch, &e) != 0)
+        cfg->uarch = NULL;
+    cfg->emu_auto = emu_auto;
 }
 
 /* The copies of the two runs, and a size check with the limit in the message. */
@@ -54,10 +61,9 @@ static int plan_copies(const nb_options *o, const bench_code *c, long copies[2],
     return 0;
 }
 
-static int add_results(const nb_options *o, const runner_output *ro, size_t group,
-                       bench_result *r, double norm)
+static int add_results(const nb_options *o, const worker_output *ro, size_t group, size_t n,
+                       bool stepped, bench_result *r, double norm)
 {
-    size_t n = (size_t)o->n_measurements;
     bench_event_result *ev = realloc(r->ev, (r->n_ev + ro->n_ctr) * sizeof *ev);
     if (!ev)
         return NB_ENOMEM;
@@ -68,6 +74,8 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
         snprintf(e->name, sizeof e->name, "%s", ro->ctr[k].name);
         e->unavailable = ro->ctr[k].read == PMU_READ_NONE;
         e->estimated = ro->ctr[k].tsc_cycles;
+        e->exact = stepped && !e->unavailable;
+        e->step_over = ro->step_over && ro->ctr[k].emu;
         e->overflow = ro->overflow[k];
         e->lost = k < PMU_MAX_GROUP_CTR ? ro->lost[k] : PMU_KEPT;
         if (e->lost) {
@@ -106,8 +114,9 @@ static bool group_reads_anything(const pmu_group *g)
     return false;
 }
 
-/* The runner's output for a group of events none of which can be counted. */
-static int unavailable_output(const pmu_group *g, long n, runner_output *ro)
+/* The worker's output for a group of events none of which can be counted
+ * (over: a group the emulator was to count, but not within its budget). */
+static int unavailable_output(const pmu_group *g, long n, bool over, worker_output *ro)
 {
     memset(ro, 0, sizeof *ro);
     ro->n_ctr = g->n_ctr;
@@ -116,14 +125,17 @@ static int unavailable_output(const pmu_group *g, long n, runner_output *ro)
     for (int r = 0; r < 2; r++)
         ro->samples[r] = calloc(g->n_ctr * (size_t)n + 1, sizeof(double));
     if (!ro->ctr || !ro->overflow || !ro->samples[0] || !ro->samples[1]) {
-        runner_output_free(ro);
+        worker_output_free(ro);
         return NB_ENOMEM;
     }
     memcpy(ro->ctr, g->ctr, g->n_ctr * sizeof *g->ctr);
+    for (size_t k = 0; over && k < g->n_ctr; k++)
+        ro->ctr[k].read = PMU_READ_NONE;
+    ro->step_over = over;
     return 0;
 }
 
-static void add_calibration(bench_result *r, const runner_output *ro, double **all,
+static void add_calibration(bench_result *r, const worker_output *ro, double **all,
                             size_t *n_all)
 {
     if (ro->n_cal == 0)
@@ -168,6 +180,10 @@ struct bench_session {
     pmu_plan plan;
     pmu_group *opened;          /* [plan.n_groups] when open_in_parent */
     size_t n_opened;
+    /* auto adds the emulator to the tsc backend for every benchmark (a
+     * single run), not only where a batch line names events */
+    bool emu_default;
+    const char *dev_root, *sysfs_root;   /* bench_session_set_roots (tests) */
 };
 
 /* The session whose groups are open, closed from the restore registry if nb
@@ -205,9 +221,20 @@ static void drop_plan(bench_session *s)
 
 static void drop_backend(bench_session *s)
 {
+    /* the measuring process first: restore_all() below would kill it
+     * behind the worker's back (its kill_child entry), and the next run
+     * would post to a dead process */
+    worker_stop();
     drop_plan(s);
     while (restore_pending() > s->restore_mark)
         restore_all();
+    s->have_backend = false;
+}
+
+void bench_session_set_roots(bench_session *s, const char *dev_root, const char *sysfs_root)
+{
+    s->dev_root = dev_root;
+    s->sysfs_root = sysfs_root;
     s->have_backend = false;
 }
 
@@ -223,7 +250,7 @@ void bench_session_free(bench_session *s)
 {
     if (!s)
         return;
-    runner_stop();
+    worker_stop();
     drop_backend(s);
     free(s);
 }
@@ -243,11 +270,16 @@ static int session_backend(bench_session *s, const nb_options *o, const cpu_info
                            size_t n_events, nb_error *err)
 {
     pmu_config cfg;
-    config_from(o, cpu, n_events, &cfg);
+    config_from(o, cpu, n_events, s->emu_default || o->events || o->config, &cfg);
+    if (s->dev_root)
+        cfg.dev_root = s->dev_root;
+    if (s->sysfs_root)
+        cfg.sysfs_root = s->sysfs_root;
     if (s->have_backend && s->kind == o->backend && s->cpu_index == cfg.cpu_index &&
         s->usr == cfg.count_usr && s->os == cfg.count_os && s->fixed == cfg.fixed_counters &&
         s->cfg.defaults == cfg.defaults && s->cfg.event_vendor == cfg.event_vendor &&
-        s->cpu == cpu)
+        s->cfg.emu_auto == cfg.emu_auto && s->cfg.uarch == cfg.uarch &&
+        s->cfg.no_mem == cfg.no_mem && s->cpu == cpu)
         return 0;
     if (s->have_backend)
         drop_backend(s);
@@ -333,7 +365,8 @@ static measure_params measure_params_of(const nb_options *o)
         .n_measurements = o->n_measurements, .warm_up_count = o->warm_up_count,
         .initial_warm_up_count = o->initial_warm_up_count, .loop_count = o->loop_count,
         .alignment_offset = o->alignment_offset, .no_mem = o->no_mem, .df = o->df,
-        .debug = o->debug, .r14_size = (size_t)o->r14_size, .timeout = o->timeout,
+        .debug = o->debug, .r14_size = o->r14_size > 0 ? (size_t)o->r14_size : (size_t)1 << 20,
+        .r14_mid = o->r14_size <= 0, .timeout = o->timeout,
     };
 }
 
@@ -352,6 +385,36 @@ static void fragments_of(const nb_options *o, const bench_code *c, nb_fragment f
                                              c->one_time_init, c->one_time_init_len};
 }
 
+/* Whether stepping a group with a budget (tsc+emu) is sure to run over
+ * it: the code's instructions alone, in both programs (the harness and any
+ * loop inside the code come on top), are more. */
+static bool surely_over_budget(const pmu_group *g, const bench_code *c, const long copies[2],
+                               const long loops[2])
+{
+    if (!g || !g->stepped || !g->step_budget)
+        return false;
+    double execs = 0;
+    for (int r = 0; r < 2; r++)
+        execs += (double)copies[r] * (double)(loops[r] > 0 ? loops[r] : 1);
+    return (double)emu_count_insns(c->code, c->code_len) * execs > (double)g->step_budget;
+}
+
+/* tsc+emu gave up stepping a group: its events are unavailable, and
+ * -backend emu would count them. */
+static void note_over_budget(const worker_output *ro, unsigned long budget)
+{
+    size_t n = 0;
+    const char *first = "";
+    for (size_t k = 0; k < ro->n_ctr; k++)
+        if (ro->ctr[k].emu && !n++)
+            first = ro->ctr[k].name;
+    char more[48] = "";
+    if (n > 1)
+        snprintf(more, sizeof more, " and %zu more events", n - 1);
+    nb_note("note: %s%s: not counted: the emulator would step more than %lu instructions, "
+            "too long to add to this run; -backend emu counts them", first, more, budget);
+}
+
 /* The table's default events this backend cannot count are left out (the
  * user did not ask for them), said in one note; -config or -events list
  * every event, unavailable ones included. */
@@ -359,7 +422,7 @@ static void drop_unmeasured(bench_result *r)
 {
     size_t kept = 0, dropped = 0;
     for (size_t i = 0; i < r->n_ev; i++) {
-        if (r->ev[i].unavailable && !r->ev[i].lost) {
+        if (r->ev[i].unavailable && !r->ev[i].lost && !r->ev[i].step_over) {
             free(r->ev[i].samples[0]);
             free(r->ev[i].samples[1]);
             dropped++;
@@ -407,28 +470,41 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     measure_params params = measure_params_of(o);
     nb_fragment frag[NB_FRAG_MAX];
     fragments_of(o, c, frag);
+    bool fresh = true;
     for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
         const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
-        runner_job job = {
+        worker_request job = {
             .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]}, .loops = {out->loops[0], out->loops[1]},
-            .fresh = g == 0, .groups = s->plan.groups, .n_groups = s->plan.n_groups,
+            .fresh = fresh, .groups = s->plan.groups, .n_groups = s->plan.n_groups,
         };
+        /* an emulated group's counts do not depend on timing: one
+         * measurement of each program */
+        if (opened && opened->once)
+            job.p.n_measurements = 1;
         memcpy(job.frag, frag, sizeof frag);
-        runner_output ro;
-        if (opened && !group_reads_anything(opened))
-            rc = unavailable_output(opened, o->n_measurements, &ro);
+        worker_output ro;
+        bool over = surely_over_budget(opened, c, copies, out->loops);
+        bool runs = (!opened || group_reads_anything(opened)) && !over;
+        if (!runs)
+            rc = unavailable_output(opened, job.p.n_measurements, over, &ro);
         else
-            rc = runner_run(&job, &ro, err);
+            rc = worker_run(&job, &ro, err);
+        fresh &= !runs;
         if (rc == NB_ENOMEM && !err->message[0])
             nb_error_set(err, rc, "out of memory");
         if (rc == 0) {
-            rc = add_results(o, &ro, g, out, out->normalization);
+            rc = add_results(o, &ro, g, (size_t)job.p.n_measurements, opened && opened->stepped,
+                             out, out->normalization);
             if (rc)
                 nb_error_set(err, rc, "out of memory");
             add_calibration(out, &ro, &cal_all, &n_cal_all);
-            runner_output_free(&ro);
+            if (ro.step_over)
+                note_over_budget(&ro, opened->step_budget);
+            else
+                out->steps += ro.steps;
+            worker_output_free(&ro);
         }
     }
     free(cal_all);
@@ -445,6 +521,7 @@ int bench_run(const nb_options *o, const bench_code *c, const nb_event *events,
     bench_session *s = bench_session_new();
     if (!s)
         return nb_error_set(err, NB_ENOMEM, "out of memory");
+    s->emu_default = true;
     int rc = bench_session_run(s, o, c, events, n_events, cpu, out, err);
     bench_session_free(s);
     return rc;
@@ -458,13 +535,14 @@ int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n
         err = &dummy;
     nb_error_clear(err);
     pmu_config cfg;
-    config_from(o, cpu, n_events, &cfg);
+    config_from(o, cpu, n_events, true, &cfg);
     const pmu_backend *be = NULL;
     /* A forced backend prints its plan even where it could not run. */
     switch (o->backend) {
     case PMU_BACKEND_PERF: be = &pmu_perf_backend; break;
     case PMU_BACKEND_MSR: be = &pmu_msr_backend; break;
     case PMU_BACKEND_TSC: be = &pmu_tsc_backend; break;
+    case PMU_BACKEND_EMU: be = &pmu_emu_backend; break;
     default: be = pmu_select(PMU_BACKEND_AUTO, &cfg, err); break;
     }
     if (!be) {
@@ -486,8 +564,13 @@ int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n
 void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
 {
     const bench_calibration *k = &r->cal;
+    char stepped[96] = "";
+    if (r->steps)
+        snprintf(stepped, sizeof stepped, "%sexact counts: %llu instructions stepped",
+                 k->n_cal ? "; " : "", (unsigned long long)r->steps);
     if (k->n_cal == 0) {
-        snprintf(buf, buflen, "%s", r->backend ? r->backend : "?");
+        snprintf(buf, buflen, "%s%s%s%s", r->backend ? r->backend : "?", r->steps ? " (" : "",
+                 stepped, r->steps ? ")" : "");
         return;
     }
     char busy[128] = "";
@@ -495,9 +578,9 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(busy, sizeof busy, "; 1-cycle ALU chains ran %.1f%% slow (the other hyperthread "
                  "of this core is busy)", 100 * k->alu_slowdown);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f ticks/core cycle "
-             "[%.4f;%.4f] from %zu calibrations, core ~%.2f GHz%s)",
+             "[%.4f;%.4f] from %zu calibrations, core ~%.2f GHz%s%s)",
              r->backend, k->tsc_ghz, k->ticks_per_cycle, k->ticks_per_cycle_min,
-             k->ticks_per_cycle_max, k->n_cal, k->core_ghz, busy);
+             k->ticks_per_cycle_max, k->n_cal, k->core_ghz, busy, stepped);
 }
 
 void bench_result_free(bench_result *r)
@@ -514,7 +597,7 @@ void bench_result_free(bench_result *r)
 const char *bench_backend_name(const nb_options *o, const cpu_info *cpu, nb_error *why)
 {
     pmu_config cfg;
-    config_from(o, cpu, 0, &cfg);
+    config_from(o, cpu, 0, true, &cfg);
     const pmu_backend *be = pmu_select(o->backend, &cfg, why);
     return be ? be->name : NULL;
 }

@@ -1,8 +1,11 @@
-/* nb bench: one measurement, from code bytes and events to per-copy figures.
+/* nb session: the measuring session, one benchmark at a time from code
+ * bytes and events to per-copy figures (bench_*: a benchmark's code, its
+ * result).
  *
- * bench_run() is the entry point main calls: it picks the backend
- * (-backend, else the best usable one), splits the events into groups,
- * and for each group runs the generated code in a pinned child (runner.c):
+ * bench_run() measures one benchmark in a session of its own: it picks the
+ * backend (-backend, else the best usable one), splits the events into
+ * groups, and for each group runs the generated code in the measuring
+ * process (worker.h):
  * run(unroll_count) and run(2 x unroll_count) (-basic_mode: 0 and
  * unroll_count), each warm_up_count discarded runs then n_measurements kept
  * ones.  The result of an event is (agg(second) - agg(first)) /
@@ -11,8 +14,8 @@
  * restore.h and is undone before bench_run returns.
  *
  * The bench_result owns its arrays; free it with bench_result_free(). */
-#ifndef NB_BENCH_H
-#define NB_BENCH_H
+#ifndef NB_MEASURE_SESSION_H
+#define NB_MEASURE_SESSION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,7 +24,7 @@
 
 #include "sys/cpu.h"
 #include "sys/error.h"
-#include "events/events.h"
+#include "events/config.h"
 #include "cli/options.h"
 
 typedef struct bench_code {
@@ -33,6 +36,9 @@ typedef struct bench_event_result {
     char name[NB_EVENT_NAME_MAX];
     bool unavailable;        /* the backend cannot count it: never printed as 0 */
     bool estimated;          /* tsc backend: core cycles from the calibration */
+    bool exact;              /* counted by the emulator (pmu/emu.h): exact */
+    bool step_over;          /* the emulator was to count it but gave up
+                                (tsc+emu's budget): unavailable, with a note */
     bool overflow;           /* a reading went backwards (counter wrapped) */
     unsigned char lost;      /* pmu_lost: the counter moved or was multiplexed
                                 during the runs; its readings are not used
@@ -67,6 +73,7 @@ typedef struct bench_result {
     size_t n_groups;
     long copies[2];                  /* local unroll count of the two runs */
     long loops[2];                   /* their loop counts (-basic_mode: 0 for the first) */
+    unsigned long long steps;        /* instructions the emulator stepped (0: none) */
     double normalization;            /* the divisor (1 with -no_normalization) */
     bench_calibration cal;
 } bench_result;
@@ -89,6 +96,11 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
                       const nb_event *events, size_t n_events, const cpu_info *cpu,
                       bench_result *out, nb_error *err);
 void bench_session_free(bench_session *s);
+
+/* Tests: the msr device and sysfs under these roots instead of / (a fake
+ * msr device, a regular file, makes the msr backend's groups stepped: the
+ * emulator answers the counters from the event selects nb wrote there). */
+void bench_session_set_roots(bench_session *s, const char *dev_root, const char *sysfs_root);
 
 /* -dry_run: what the backend would program, for every group; no code runs. */
 int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n_events,
