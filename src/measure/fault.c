@@ -528,6 +528,8 @@ static void what_sigtrap(strbuf *b, const fault_record *r, const asm_insn_facts 
     else if (r->trapno == X_DB && (r->reg[FAULT_RFLAGS] & RFLAGS_TF))
         sb_add(b, "single-step trap: EFLAGS.TF is set, so the CPU traps after every "
                "instruction (this is the next one)");
+    else if (r->trapno == X_DB && f->length && strcmp(f->mnemonic, "int1") == 0)
+        sb_add(b, "debug trap: int1 (icebp) raises #DB by design");
     else if (r->trapno == X_DB)
         sb_add(b, "debug trap (#DB)");
     else

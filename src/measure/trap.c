@@ -78,6 +78,12 @@ static void record_fault(int sig, const siginfo_t *si, const ucontext_t *uc, boo
         uint8_t b[2];
         if (safe_read(rip - 2, b, 2) == 2)
             f->insn_addr = b[1] == 0xCC ? rip - 1 : b[0] == 0xCD && b[1] == 3 ? rip - 2 : rip;
+    } else if (sig == SIGTRAP && f->trapno == 1 && si->si_code != TRAP_TRACE) {
+        /* int1 (icebp, F1) raises #DB as a trap: RIP is past it (a
+         * single step, TRAP_TRACE, stops before the next instruction) */
+        uint8_t b;
+        if (safe_read(rip - 1, &b, 1) == 1 && b == 0xF1)
+            f->insn_addr = rip - 1;
     }
     uint8_t probe;
     f->addr_readable = safe_read(f->addr, &probe, 1) == 1;
