@@ -56,6 +56,10 @@ const char *fault_signal_name(int sig, char *buf, size_t len)
     case SIGTERM: return "SIGTERM";
     case SIGINT: return "SIGINT";
     case SIGXCPU: return "SIGXCPU";
+    case SIGSTOP: return "SIGSTOP";
+    case SIGTSTP: return "SIGTSTP";
+    case SIGTTIN: return "SIGTTIN";
+    case SIGTTOU: return "SIGTTOU";
     default: snprintf(buf, len, "signal %d", sig); return buf;
     }
 }

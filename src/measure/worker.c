@@ -477,18 +477,24 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
 }
 
 /* The error a finished run leaves (a fault, a timeout, a failure), or 0. */
-static int verdict(const worker_request *job, bool stopped, bool ended, int st, nb_error *err)
+static int verdict(const worker_request *job, bool stopped, int halted, bool ended, int st,
+                   nb_error *err)
 {
     const shared_hdr *s = &g_snap;
     fault_context fc;
     fault_context_of(job, &fc);
     char sn[32];
-    if (s->fault.signo) {
+    if (s->fault.signo && !halted) {
         int rc = nb_error_set(err, NB_EFAULT, "%s", "");
         if (err)
             fault_describe(&s->fault, &fc, err->message, sizeof err->message);
         return rc;
     }
+    if (halted)
+        return nb_error_set(err, NB_ESYSTEM, "the measuring process was stopped by %s from "
+                            "outside nb (it does not stop itself) and had not finished after "
+                            "%g s (-timeout): nothing was measured",
+                            fault_signal_name(halted, sn, sizeof sn), job->p.timeout);
     if (stopped)
         return nb_error_set(err, NB_EFAULT, "the benchmark code did not finish within %g s "
                             "(-timeout); it was stopped", job->p.timeout);
@@ -532,10 +538,17 @@ static int run_once(const worker_request *job, bool must_be_new, worker_output *
     if (send(g_worker.sock, &b, 1, MSG_NOSIGNAL) == 1)   /* gdb (-debug) is done by now */
         w = worker_wait(job->p.timeout * 1e9);
     bool stopped = w == 0;
+    int halted = 0;   /* the signal that stopped the child from outside nb */
     if (stopped) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)g_worker.pid, &si, WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == g_worker.pid && si.si_code == CLD_STOPPED)
+            halted = si.si_status;
         /* Ask the child to note where it is; it is killed either way. */
         kill(g_worker.pid, STOP_SIGNAL);
-        worker_wait(STOP_GRACE_NS);
+        if (!halted)
+            worker_wait(STOP_GRACE_NS);
     }
     const char *damage = take_header(job, n);
     bool ended = w != 1 || !g_snap.done || damage;
@@ -556,7 +569,7 @@ static int run_once(const worker_request *job, bool must_be_new, worker_output *
         return must_be_new ? nb_error_set(err, NB_EFAULT, "the benchmark code overwrote nb's "
                                           "results (its state): they are not reported")
                            : 1;
-    int rc = verdict(job, stopped, ended, st, err);
+    int rc = verdict(job, stopped, halted, ended, st, err);
     if (rc == 0)
         rc = copy_results(job, n, out, err);
     if (rc == 0 && job->p.debug && g_worker.pid)
