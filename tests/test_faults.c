@@ -221,9 +221,17 @@ static void test_places(void **state)
     r.reg[FAULT_RIP] = 0x401000;
     expect(&r, &c, "nb's measuring process raised SIGSEGV in its own code at 0x401000 (not in the "
                    "benchmark code; a bug in nb)");
-    /* -timeout, before and in the benchmark code */
+    /* -timeout: before the benchmark code started (no blame on nb's code),
+     * between its runs, and in it */
     r.stopped = true;
-    expect(&r, &c, "did not finish within 2 s (-timeout) and was stopped while preparing the run");
+    expect(&r, &c, "-timeout 2 s ran out before the benchmark code started: nb was still "
+                   "preparing the run (generating the code, calibrating the clock), which took "
+                   "longer than that here; nothing was measured (give -timeout more time)");
+    r.prog = FAULT_PROG_CAL;
+    expect(&r, &c, "-timeout 2 s ran out before the benchmark code started");
+    r.code_ran = true;
+    expect(&r, &c, "the benchmark's runs took longer than -timeout 2 s altogether; it was "
+                   "stopped between two of them (in nb's clock calibration)");
     r.prog = FAULT_PROG_MEASURE;
     r.insn_addr = BASE + COPIES_OFF;
     r.n_insn = 1;

@@ -47,6 +47,7 @@ const codegen_prog *g_cur;
 int g_cur_kind;
 const bench_code *g_code;
 bool g_debug_shown;
+bool g_code_ran;
 /* Child: how it was started (child_main's argument), its socket to the
  * parent, and whether it is sealed (sandbox.h: no capability, no system
  * call but the filter's few; from before the first generated code runs). */
@@ -136,6 +137,7 @@ void run_prog(const codegen_prog *p, int kind)
 {
     g_cur = p;
     g_cur_kind = kind;
+    g_code_ran |= kind == PROG_MEASURE || kind == PROG_ONE_TIME;
     codegen_call(p);
     child_restore_bases();
     g_cur = NULL;
@@ -484,6 +486,7 @@ static void child_run(double *samples)
     const bench_code *c = &g_job_code;
     nb_error err;
     nb_error_clear(&err);
+    g_code_ran = false;
     if (w->prepare_only) {
         child_group(w);
         h->done = 1;

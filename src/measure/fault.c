@@ -556,10 +556,17 @@ void fault_describe(const fault_record *r, const fault_context *c, char *buf, si
     place p = locate(r, c, r->insn_addr);
 
     if (r->stopped) {
-        if (r->prog == FAULT_PROG_NONE) {
-            sb_add(&b, "nb's measuring process did not finish within %g s (-timeout) and was "
-                   "stopped while preparing the run (generating code or calibrating), before "
-                   "the benchmark code ran", c->timeout);
+        if (!r->code_ran) {
+            sb_add(&b, "-timeout %g s ran out before the benchmark code started: nb was still "
+                   "preparing the run (generating the code, calibrating the clock), which took "
+                   "longer than that here; nothing was measured (give -timeout more time)",
+                   c->timeout);
+            return;
+        }
+        if (r->prog == FAULT_PROG_NONE || r->prog == FAULT_PROG_CAL) {
+            sb_add(&b, "the benchmark's runs took longer than -timeout %g s altogether; it was "
+                   "stopped between two of them (in nb's %s)", c->timeout,
+                   r->prog == FAULT_PROG_CAL ? "clock calibration" : "own code");
             return;
         }
         sb_add(&b, "the benchmark code did not finish within %g s (-timeout); it was stopped ",

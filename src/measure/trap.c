@@ -63,6 +63,7 @@ static void record_fault(int sig, const siginfo_t *si, const ucontext_t *uc, boo
         f->reg[i] = (uint64_t)g[order[i]];
     f->code = si->si_code;
     f->stopped = stopped;
+    f->code_ran = g_code_ran;
     f->trapno = (int)g[REG_TRAPNO];
     f->err = (uint64_t)g[REG_ERR];
     f->addr = (uint64_t)(uintptr_t)si->si_addr;

@@ -330,6 +330,7 @@ static const char *fault_damage(const fault_record *f)
     if (f->signo < 0 || f->signo > 64)
         return "fault signal";
     if (!bool_at(offsetof(shared_hdr, fault.stopped)) ||
+        !bool_at(offsetof(shared_hdr, fault.code_ran)) ||
         !bool_at(offsetof(shared_hdr, fault.addr_readable)) ||
         !bool_at(offsetof(shared_hdr, fault.at_rsp_ok)) ||
         !bool_at(offsetof(shared_hdr, fault.below_rsp_ok)))
@@ -485,7 +486,9 @@ static int verdict(const worker_request *job, bool stopped, int halted, bool end
     fault_context_of(job, &fc);
     char sn[32];
     if (s->fault.signo && !halted) {
-        int rc = nb_error_set(err, NB_EFAULT, "%s", "");
+        /* stopped before any benchmark code ran: -timeout was too short */
+        int rc = nb_error_set(err, s->fault.stopped && !s->fault.code_ran ? NB_EUSAGE : NB_EFAULT,
+                              "%s", "");
         if (err)
             fault_describe(&s->fault, &fc, err->message, sizeof err->message);
         return rc;

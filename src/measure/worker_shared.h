@@ -120,6 +120,7 @@ extern const codegen_prog *g_cur;
 extern int g_cur_kind;
 extern const bench_code *g_code;
 extern bool g_debug_shown;
+extern bool g_code_ran;      /* benchmark code ran in the current run */
 
 /* trap.c */
 int install_handlers(bool debug);

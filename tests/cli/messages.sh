@@ -38,5 +38,19 @@ if [ $valgrind = no ]; then
     ok "SIGSTOP: $(cat "$tmp/err")"
 fi
 
+# -timeout too short for nb's own preparation: said so, no blame on nb's
+# code, a usage error (exit 2)
+"$NB" "${common[@]}" -timeout 0.005 -asm "nop" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then
+    echo "note: -timeout 0.005 was enough here: not judged"
+else
+    [ $rc -eq 2 ] || fail "-timeout 0.005: exit $rc, want 2"
+    grep -q 'ran out before the benchmark code started: nb was still preparing the run' "$tmp/err" ||
+        fail "-timeout 0.005: $(cat "$tmp/err")"
+    grep -q 'calibration code\|a bug in nb' "$tmp/err" && fail "-timeout 0.005 blames nb: $(cat "$tmp/err")"
+    ok "-timeout 0.005: $(cat "$tmp/err")"
+fi
+
 [ $fails -eq 0 ] || exit 1
 echo pass
