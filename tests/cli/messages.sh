@@ -40,17 +40,39 @@ fi
 
 # -timeout too short for nb's own preparation: said so, no blame on nb's
 # code, a usage error (exit 2)
-"$NB" "${common[@]}" -timeout 0.005 -asm "nop" > "$tmp/out" 2> "$tmp/err"
+"$NB" "${common[@]}" -timeout 0.0001 -asm "nop" > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ $rc -eq 0 ]; then
-    echo "note: -timeout 0.005 was enough here: not judged"
+    echo "note: -timeout 0.0001 was enough here: not judged"
 else
-    [ $rc -eq 2 ] || fail "-timeout 0.005: exit $rc, want 2"
+    [ $rc -eq 2 ] || fail "-timeout 0.0001: exit $rc, want 2"
     grep -q 'ran out before the benchmark code started: nb was still preparing the run' "$tmp/err" ||
-        fail "-timeout 0.005: $(cat "$tmp/err")"
-    grep -q 'calibration code\|a bug in nb' "$tmp/err" && fail "-timeout 0.005 blames nb: $(cat "$tmp/err")"
-    ok "-timeout 0.005: $(cat "$tmp/err")"
+        fail "-timeout 0.0001: $(cat "$tmp/err")"
+    grep -q 'calibration code\|a bug in nb' "$tmp/err" && fail "-timeout 0.0001 blames nb: $(cat "$tmp/err")"
+    ok "-timeout 0.0001: $(cat "$tmp/err")"
 fi
+
+# Bytes a terminal acts on, or that are not UTF-8, are shown as \xNN: in
+# messages, source lines (with the caret under the right column) and the
+# text output's batch headers.
+raw() { LC_ALL=C grep -c $'\x1b\|\xef\xbb\xbf\|\xff\|\xe2\x80\xae' "$1"; }
+"$NB" "${common[@]}" -asm $'\xef\xbb\xbfnop' > "$tmp/out" 2> "$tmp/err"
+grep -q 'unexpected byte-order mark (\\xef\\xbb\\xbf)' "$tmp/err" || fail "BOM: $(cat -v "$tmp/err")"
+[ "$(raw "$tmp/err")" -eq 0 ] || fail "BOM echoed raw: $(cat -v "$tmp/err")"
+"$NB" "${common[@]}" -asm $'nop; \x1b[2J; nop' > "$tmp/out" 2> "$tmp/err"
+grep -qF "unexpected character '\\x1b'" "$tmp/err" || fail "ESC: $(cat -v "$tmp/err")"
+grep -qx '    nop; \\x1b\[2J; nop' "$tmp/err" || fail "ESC source line: $(cat -v "$tmp/err")"
+grep -qx '         \^' "$tmp/err" || fail "ESC caret: $(cat -v "$tmp/err")"
+[ "$(raw "$tmp/err")" -eq 0 ] || fail "ESC echoed raw: $(cat -v "$tmp/err")"
+"$NB" "${common[@]}" -asm $'mov rax, \xff\xfe\xe2\x80\xae' > "$tmp/out" 2> "$tmp/err"
+grep -qF "unexpected character '\\xff'" "$tmp/err" || fail "invalid bytes: $(cat -v "$tmp/err")"
+[ "$(raw "$tmp/err")" -eq 0 ] || fail "invalid bytes echoed raw: $(cat -v "$tmp/err")"
+printf -- '-asm "nop\033[2J"\n' > "$tmp/lines"
+"$NB" "${common[@]}" -batch "$tmp/lines" > "$tmp/out" 2> "$tmp/err"
+[ "$(raw "$tmp/out")" -eq 0 ] && [ "$(raw "$tmp/err")" -eq 0 ] ||
+    fail "batch line echoed raw: $(cat -v "$tmp/out" "$tmp/err")"
+grep -qF '# line 1: -asm "nop\x1b[2J"' "$tmp/out" || fail "batch header: $(cat -v "$tmp/out")"
+ok "BOM, ESC, invalid UTF-8 shown as \\xNN"
 
 [ $fails -eq 0 ] || exit 1
 echo pass
