@@ -74,5 +74,15 @@ printf -- '-asm "nop\033[2J"\n' > "$tmp/lines"
 grep -qF '# line 1: -asm "nop\x1b[2J"' "$tmp/out" || fail "batch header: $(cat -v "$tmp/out")"
 ok "BOM, ESC, invalid UTF-8 shown as \\xNN"
 
+# A size past the limit names the limit; a suffix nb does not know is named
+"$NB" -asm nop -r14_size 1T -emit - > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q 'option -r14_size: 1T is out of range (4K to 64G)' "$tmp/err" ||
+    fail "-r14_size 1T: exit $rc: $(cat "$tmp/err")"
+"$NB" -asm nop -r14_size 1X -emit - > /dev/null 2> "$tmp/err"
+grep -q "option -r14_size: '1X': the size suffix must be K, M, G or T" "$tmp/err" ||
+    fail "-r14_size 1X: $(cat "$tmp/err")"
+ok "-r14_size 1T: $(cat "$tmp/err")"
+
 [ $fails -eq 0 ] || exit 1
 echo pass
