@@ -261,9 +261,7 @@ static int child_isolate(pid_t parent, int sock)
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (getppid() != parent)
         _exit(1);   /* nb died before the line above */
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
+    restore_child_signals();
     int null_in = open("/dev/null", O_RDONLY), null_out = open("/dev/null", O_WRONLY);
     if (null_in >= 0)
         dup2(null_in, STDIN_FILENO);
@@ -642,6 +640,14 @@ _Noreturn void child_main(child_start st)
     g_start = st;
     g_hdr = st.h;
     g_sock = st.sock;
+    /* Faults are not blocked (a blocked one would kill it): nb handles none
+     * of them itself, so no handler of nb's can run for them here. */
+    sigset_t faults;
+    sigemptyset(&faults);
+    int fault_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof fault_sigs / sizeof fault_sigs[0]; i++)
+        sigaddset(&faults, fault_sigs[i]);
+    sigprocmask(SIG_UNBLOCK, &faults, NULL);
     int cpu = st.cpu;
     nb_error err;
     nb_error_clear(&err);
@@ -664,6 +670,7 @@ _Noreturn void child_main(child_start st)
         nb_error_set(&err, NB_ESYSTEM, "cannot install the fault handlers");
         child_fail(&err);
     }
+    sigprocmask(SIG_SETMASK, &st.mask, NULL);   /* blocked since fork() */
     child_isa();
     if (st.wait_for_gdb) {
         wait_for_tracer();

@@ -28,7 +28,9 @@
  *   sendto on the socket to nb             one byte: "done"
  *   process_vm_readv of itself             the fault handlers' safe reads
  *   getpid, gettid, clock_gettime, clock_getres, gettimeofday, time,
- *   nanosleep, clock_nanosleep, sched_yield
+ *   nanosleep, clock_nanosleep, sched_yield, sysinfo
+ *                                          the clock, waiting, and the
+ *                                          machine's memory size (qsort)
  * Nothing on the list opens, creates or duplicates a descriptor, starts a
  * process or thread (clone, fork, vfork, execve are trapped), signals
  * another process, writes to a file, or ends the process (exit and

@@ -83,15 +83,15 @@ static int add_results(const nb_options *o, const worker_output *ro, size_t grou
             nb_warn("%s: not read: %s", e->name, pmu_lost_text((pmu_lost)e->lost));
         }
         e->group = group;
-        e->n_samples = n;
         r->n_ev++;
+        if (e->unavailable)   /* no samples kept: -config all names hundreds of these */
+            continue;
+        e->n_samples = n;
         for (int run = 0; run < 2; run++) {
             if (!(e->samples[run] = malloc(n * sizeof(double))))
                 return NB_ENOMEM;
             memcpy(e->samples[run], ro->samples[run] + k * n, n * sizeof(double));
         }
-        if (e->unavailable)
-            continue;
         for (int run = 0; run < 2; run++)
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;

@@ -194,7 +194,14 @@ static int worker_for(const worker_request *job, size_t code_len, bool must_be_n
     };
     fflush(stdout);
     fflush(stderr);
+    /* No signal reaches the child until its own handlers are in place: nb's
+     * (restore settings, report, die) must never run in it. */
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &st.mask);
     pid_t pid = fork();
+    if (pid != 0)
+        sigprocmask(SIG_SETMASK, &st.mask, NULL);
     if (pid < 0) {
         nb_error_set(err, NB_ESYSTEM, "fork: %s", strerror(errno));
         close(sv[0]);
@@ -498,6 +505,18 @@ static int verdict(const worker_request *job, bool stopped, int halted, bool end
                             "outside nb (it does not stop itself) and had not finished after "
                             "%g s (-timeout): nothing was measured",
                             fault_signal_name(halted, sn, sizeof sn), job->p.timeout);
+    if (stopped && ended && WIFSIGNALED(st) && WTERMSIG(st) == STOP_SIGNAL) {
+        /* it died of the stop signal: its handlers were not set up yet, so
+         * no benchmark code had run */
+        fault_record r;
+        memset(&r, 0, sizeof r);
+        r.signo = STOP_SIGNAL;
+        r.stopped = true;
+        nb_error_set(err, NB_EUSAGE, "%s", "");
+        if (err)
+            fault_describe(&r, &fc, err->message, sizeof err->message);
+        return NB_EUSAGE;
+    }
     if (stopped)
         return nb_error_set(err, NB_EFAULT, "the benchmark code did not finish within %g s "
                             "(-timeout); it was stopped", job->p.timeout);

@@ -106,6 +106,7 @@ static inline double *hdr_samples(shared_hdr *h, size_t code_cap)
  * one thing besides the shared mapping that crosses it. */
 typedef struct child_start {
     shared_hdr *h;
+    sigset_t mask;           /* nb's signal mask, once the child's handlers are in */
     size_t code_cap;
     int sock, cpu;
     pid_t parent;

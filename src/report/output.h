@@ -29,6 +29,7 @@ typedef struct nb_out {
     size_t n_cols;
     long *slot;           /* column numbers by name (output.c), -1: free */
     size_t n_slot;
+    int write_errno;      /* why the last record could not be written; 0 */
 } nb_out;
 
 void out_init(nb_out *out, nb_output fmt, FILE *f, bool batch);

@@ -213,7 +213,7 @@ static jv *events_json(const bench_result *r)
         jv_set(o, "agg", e->unavailable ? jv_arr() : num_array(e->agg, 2));
         jv *s = jv_set(o, "samples", jv_arr());
         for (int run = 0; run < 2; run++)
-            jv_push(s, e->unavailable ? jv_arr() : num_array(e->samples[run], e->n_samples));
+            jv_push(s, e->unavailable ? jv_arr() : jv_nums(e->samples[run], e->n_samples));
         jv_set(o, "group", jv_int((long long)e->group));
         jv *f = jv_set(o, "flags", jv_obj());
         jv_set(f, "unavailable", jv_bool(e->unavailable));
