@@ -20,6 +20,7 @@
  * "msr_0xE01"), as in nanoBench's own uncore example. */
 #include "events/config.h"
 #include "sys/error.h"
+#include "sys/fileio.h"
 #include "sys/status.h"
 
 #include <ctype.h>
@@ -408,8 +409,11 @@ static int slurp(const char *path, char **out, nb_error *err)
         err->line = 0;
     }
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return fail(err, "cannot open: %s", strerror(errno));
+    if (!f) {
+        int e = errno;
+        set_error(err, "cannot open: %s", strerror(e));
+        return file_open_status(e, err);
+    }
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     if (!buf) {

@@ -41,6 +41,7 @@
 #include "sys/status.h"
 #include "lib/clock.h"
 #include "measure/worker_shared.h"
+#include "sys/fileio.h"
 
 shared_hdr *g_hdr;
 const codegen_prog *g_cur;
@@ -54,6 +55,7 @@ bool g_code_ran;
 static child_start g_start;
 static int g_sock = -1;
 static bool g_sealed;
+static bool g_got_run;   /* the first run's byte has come */
 
 _Noreturn void child_end(void)
 {
@@ -65,9 +67,14 @@ _Noreturn void child_end(void)
     }
 }
 
-/* The run cannot go on: the error to the parent (worker_run). */
+/* The run cannot go on: the error to the parent (worker_run).  One that
+ * happens while the process sets itself up waits for the first run's byte:
+ * the parent clears the record when it posts that run. */
 static _Noreturn void child_fail(const nb_error *e)
 {
+    char b;
+    while (!g_got_run && recv(g_sock, &b, 1, 0) < 0 && errno == EINTR)
+        ;
     g_hdr->status = e->status ? e->status : NB_ESYSTEM;
     g_hdr->err = *e;
     child_end();
@@ -653,8 +660,11 @@ _Noreturn void child_main(child_start st)
     nb_error_clear(&err);
     int sock = child_isolate(st.parent, st.sock);
     if (sock < 0) {
-        nb_error_set(&err, NB_ESYSTEM, "the measuring process cannot open /dev/null: %s",
-                     strerror(errno));
+        int e = errno;
+        nb_error_set(&err, NB_ERESOURCE, "the measuring process cannot open /dev/null: %s",
+                     strerror(e));
+        file_open_status(e, &err);
+        err.status = NB_ERESOURCE;
         child_fail(&err);
     }
     g_sock = sock;
@@ -685,6 +695,7 @@ _Noreturn void child_main(child_start st)
             continue;
         if (got != 1)
             child_end();   /* the parent is done with it */
+        g_got_run = true;
         child_run(samples);
         if (send(sock, &b, 1, MSG_NOSIGNAL) != 1)
             child_end();

@@ -55,6 +55,7 @@
 #include "lib/clock.h"
 #include "sys/error.h"
 #include "measure/worker_shared.h"
+#include "sys/fileio.h"
 #include "sys/mapping.h"
 
 /* When the last measuring child ended, the TSC frequency and the IMUL
@@ -178,9 +179,14 @@ static int worker_for(const worker_request *job, size_t code_len, bool must_be_n
         return nb_error_set(err, NB_ENOMEM, "cannot map %zu bytes for the results", map_len);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        nb_error_set(err, NB_ESYSTEM, "socketpair: %s", strerror(errno));
+        int e = errno;
+        nb_error_set(err, NB_ERESOURCE, "cannot start the measuring process: socketpair: %s",
+                     strerror(e));
+        file_open_status(e, err);
+        if (err)
+            err->status = NB_ERESOURCE;
         unmap_guarded(h, map_len);
-        return NB_ESYSTEM;
+        return NB_ERESOURCE;
     }
     char gdb_buf[512];
     /* gdb would stop at every step of a stepped group: its register dump */
@@ -203,11 +209,17 @@ static int worker_for(const worker_request *job, size_t code_len, bool must_be_n
     if (pid != 0)
         sigprocmask(SIG_SETMASK, &st.mask, NULL);
     if (pid < 0) {
-        nb_error_set(err, NB_ESYSTEM, "fork: %s", strerror(errno));
+        int e = errno;
+        nb_error_set(err, NB_ERESOURCE, "cannot start the measuring process: fork: %s",
+                     strerror(e));
+        struct rlimit r;
+        if (err && e == EAGAIN && getrlimit(RLIMIT_NPROC, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+            snprintf(err->advice, sizeof err->advice, "the user may run %llu processes at "
+                     "once (ulimit -u)", (unsigned long long)r.rlim_cur);
         close(sv[0]);
         close(sv[1]);
         unmap_guarded(h, map_len);
-        return NB_ESYSTEM;
+        return NB_ERESOURCE;
     }
     if (pid == 0) {
         close(sv[0]);
@@ -327,7 +339,7 @@ static bool bool_at(size_t off)
     return b <= 1;
 }
 
-static bool status_ok(int st) { return st <= 0 && st >= NB_EBATCH; }
+static bool status_ok(int st) { return st <= 0 && st >= NB_ERESOURCE; }
 
 static bool finite_ge0(double v) { return isfinite(v) && v >= 0; }
 

@@ -84,5 +84,33 @@ grep -q "option -r14_size: '1X': the size suffix must be K, M, G or T" "$tmp/err
     fail "-r14_size 1X: $(cat "$tmp/err")"
 ok "-r14_size 1T: $(cat "$tmp/err")"
 
+# A resource limit is a system error (exit 4) naming the limit, not bad
+# input (exit 1)
+(ulimit -n 3; exec "$NB" "${common[@]}" -asm nop) > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 4 ] && grep -q 'Too many open files' "$tmp/err" && grep -q 'ulimit -n' "$tmp/err" ||
+    fail "ulimit -n 3: exit $rc: $(cat "$tmp/err")"
+ok "ulimit -n 3: $(tr '\n' ' ' < "$tmp/err")"
+
+# A batch whose measuring process cannot be forked stops at the first line
+# (exit 4), instead of failing every line (exit 5).  RLIMIT_NPROC binds
+# only a user without CAP_SYS_RESOURCE: run as nobody.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null && id nobody > /dev/null 2>&1 &&
+   [ $valgrind = no ]; then
+    chmod 755 "$tmp"
+    for i in $(seq 200); do echo '-asm "add rax, rbx"'; done > "$tmp/b200"
+    chmod 644 "$tmp/b200"
+    setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups bash -c \
+        "ulimit -u 1; exec $(realpath "$NB") -backend tsc -config /dev/null -batch $tmp/b200" \
+        > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    n=$(grep -c 'fork' "$tmp/err")
+    [ $rc -eq 4 ] && [ "$n" -eq 1 ] && grep -q 'line 1 (the batch stops there): cannot start the measuring process: fork' "$tmp/err" ||
+        fail "fork failing in a batch: exit $rc, $n fork errors: $(head -c 400 "$tmp/err")"
+    ok "fork failing in a batch: $(grep -m1 fork "$tmp/err")"
+else
+    echo "note: not root (or no setpriv/nobody, or valgrind): a failing fork() is not tried"
+fi
+
 [ $fails -eq 0 ] || exit 1
 echo pass
