@@ -482,6 +482,32 @@ static pmu_group *child_group(const worker_job *w)
     return &k->grp;
 }
 
+/* How the code reads each counter of grp into reads[]; the counters read
+ * outside the code are set up (g_outside), their device opened before the
+ * seal.  Returns whether a counter is in TSC ticks to be calibrated. */
+static bool child_reads(const worker_job *w, pmu_group *grp, codegen_read *reads)
+{
+    bool tsc_cal = false;
+    g_outside.g = NULL;
+    for (size_t i = 0; i < grp->n_ctr; i++) {
+        /* the code leaves the slots of counters read outside it alone */
+        if (grp->ctr[i].read == PMU_READ_OUTSIDE && w->backend->read_outside && !g_outside.g) {
+            g_outside.be = w->backend;
+            g_outside.cfg = w->cfg;
+            g_outside.cfg.cpu = &w->cpu;
+            g_outside.cfg.sysfs_root = w->sysfs_root;
+            g_outside.cfg.dev_root = w->dev_root;
+            g_outside.g = grp;
+        }
+        reads[i].kind = grp->ctr[i].read == PMU_READ_OUTSIDE ? PMU_READ_NONE : grp->ctr[i].read;
+        reads[i].ecx = grp->ctr[i].rdpmc_ecx;
+        tsc_cal |= grp->ctr[i].tsc_cycles;
+    }
+    if (g_outside.g)
+        outside_prepare(w);
+    return tsc_cal;
+}
+
 /* One run, as the parent described it in h->job; results into the mapping. */
 static void child_run(double *samples)
 {
@@ -514,24 +540,7 @@ static void child_run(double *samples)
     }
 
     codegen_read reads[CODEGEN_MAX_CTR];
-    bool tsc_cal = false;
-    g_outside.g = NULL;
-    for (size_t i = 0; i < grp.n_ctr; i++) {
-        /* the code leaves the slots of counters read outside it alone */
-        if (grp.ctr[i].read == PMU_READ_OUTSIDE && w->backend->read_outside && !g_outside.g) {
-            g_outside.be = w->backend;
-            g_outside.cfg = w->cfg;
-            g_outside.cfg.cpu = &w->cpu;
-            g_outside.cfg.sysfs_root = w->sysfs_root;
-            g_outside.cfg.dev_root = w->dev_root;
-            g_outside.g = &grp;
-        }
-        reads[i].kind = grp.ctr[i].read == PMU_READ_OUTSIDE ? PMU_READ_NONE : grp.ctr[i].read;
-        reads[i].ecx = grp.ctr[i].rdpmc_ecx;
-        tsc_cal |= grp.ctr[i].tsc_cycles;
-    }
-    if (g_outside.g)
-        outside_prepare(w);
+    bool tsc_cal = child_reads(w, &grp, reads);
     child_seal();
 
     codegen_params p = {

@@ -86,11 +86,16 @@ ok "-r14_size 1T: $(cat "$tmp/err")"
 
 # A resource limit is a system error (exit 4) naming the limit, not bad
 # input (exit 1)
-(ulimit -n 3; exec "$NB" "${common[@]}" -asm nop) > /dev/null 2> "$tmp/err"
-rc=$?
-[ $rc -eq 4 ] && grep -q 'Too many open files' "$tmp/err" && grep -q 'ulimit -n' "$tmp/err" ||
-    fail "ulimit -n 3: exit $rc: $(cat "$tmp/err")"
-ok "ulimit -n 3: $(tr '\n' ' ' < "$tmp/err")"
+# (3: -config's file cannot be opened; 4: the measuring process's socket
+# cannot be made.  A dynamically linked nb may not even load at 3.)
+for n in 3 4; do
+    (ulimit -n $n; exec "$NB" "${common[@]}" -asm nop) > /dev/null 2> "$tmp/err"
+    rc=$?
+    if [ $rc -eq 127 ]; then echo "note: ulimit -n $n: nb does not load: $(cat "$tmp/err")"; continue; fi
+    [ $rc -eq 4 ] && grep -q 'Too many open files' "$tmp/err" && grep -q 'ulimit -n' "$tmp/err" ||
+        fail "ulimit -n $n: exit $rc: $(cat "$tmp/err")"
+    ok "ulimit -n $n: $(tr '\n' ' ' < "$tmp/err")"
+done
 
 # A batch whose measuring process cannot be forked stops at the first line
 # (exit 4), instead of failing every line (exit 5).  RLIMIT_NPROC binds
