@@ -230,7 +230,7 @@ static void test_places(void **state)
     r.prog = FAULT_PROG_CAL;
     expect(&r, &c, "-timeout 2 s ran out before the benchmark code started");
     r.code_ran = true;
-    expect(&r, &c, "the benchmark's runs took longer than -timeout 2 s altogether; it was "
+    expect(&r, &c, "the benchmark's runs together took longer than 2 s (-timeout); it was "
                    "stopped between two of them (in nb's clock calibration)");
     r.prog = FAULT_PROG_MEASURE;
     r.insn_addr = BASE + COPIES_OFF;

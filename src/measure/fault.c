@@ -564,7 +564,7 @@ void fault_describe(const fault_record *r, const fault_context *c, char *buf, si
             return;
         }
         if (r->prog == FAULT_PROG_NONE || r->prog == FAULT_PROG_CAL) {
-            sb_add(&b, "the benchmark's runs took longer than -timeout %g s altogether; it was "
+            sb_add(&b, "the benchmark's runs together took longer than %g s (-timeout); it was "
                    "stopped between two of them (in nb's %s)", c->timeout,
                    r->prog == FAULT_PROG_CAL ? "clock calibration" : "own code");
             return;
