@@ -75,6 +75,31 @@ static void expect_error_at(const char *text, int line, int col, int col_alt,
 
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
+/* C comments are blanks, as GNU as takes them, on one line or several
+ * (whose newlines end no statement); one never closed is an error where it
+ * opens, and lines after a multi-line comment keep their numbers. */
+static void test_c_comments(void **s)
+{
+    (void)s;
+    static const struct { const char *text; size_t size; } ok[] = {
+        {"add rax, rbx /* sum */; nop", 4},
+        {"/* a\nb */ nop; /* x */ /* y */ inc rax # z", 4},
+        {"nop /**/", 1},
+        {"/* only a comment */", 0},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        asm_code code = {0};
+        nb_error err;
+        if (asm_assemble(ok[i].text, "asm", &code, &err) != 0)
+            fail_msg("'%s': %s", ok[i].text, err.message);
+        assert_int_equal(code.size, ok[i].size);
+        asm_code_free(&code);
+    }
+    expect_error_at("nop /* open", 1, 5, 5, (const char *const[]){"unterminated", NULL});
+    expect_error_at("nop\n/* x\n*/ add rax, rxa", 3, 13, 13,
+                    (const char *const[]){"unknown register", NULL});
+}
+
 static void test_unknown_mnemonic(void **s)
 {
     (void)s;
@@ -211,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_branch_out_of_range),
         cmocka_unit_test(test_nop_size),
         cmocka_unit_test(test_nested_repetition),
+        cmocka_unit_test(test_c_comments),
         cmocka_unit_test(test_high_byte_with_rex),
         cmocka_unit_test(test_trailing_junk),
     };

@@ -1,4 +1,8 @@
-/* nb assembler: Intel-syntax text (GNU as `.intel_syntax noprefix` dialect,
+/* Folder asm/: the assembler.  Text in, bytes and a statement map out;
+ * nothing else in nb parses assembly or calls Zydis's encoder, and nothing
+ * here knows about benchmarks (-asm's fragments, counters, the harness).
+ *
+ * nb assembler: Intel-syntax text (GNU as `.intel_syntax noprefix` dialect,
  * plus nanoBench's `|n` NOPs and `n*|x|` repetition) to x86-64 machine code,
  * in-process, with the Zydis encoder.
  *

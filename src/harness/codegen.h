@@ -1,4 +1,10 @@
-/* nb codegen: the generated measurement function (nanoBench's "Generated Code").
+/* Folder harness/: the code nb generates around the benchmark, as
+ * nanoBench generates it: the four code fragments (fragment.h), the
+ * measurement program built from them (this header), and the check that
+ * the benchmark leaves alone the registers the program keeps state in
+ * (check.h).  It builds programs; running them is measure/'s.
+ *
+ * nb codegen: the generated measurement function (nanoBench's "Generated Code").
  *
  * codegen_build() writes one executable program into its own RWX mapping:
  *

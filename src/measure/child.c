@@ -624,6 +624,7 @@ static void child_run(double *samples)
     if (w->stepped) {
         step_measure(rs, o->warm_up_count, n, grp.n_ctr, grp.ctr, h->overflow, w->step_budget, &so);
         h->steps = so.steps;
+        h->retired = so.retired;
         h->step_over = so.over;
     } else {
         n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);

@@ -386,17 +386,12 @@ static void fragments_of(const nb_options *o, const bench_code *c, nb_fragment f
 }
 
 /* Whether stepping a group with a budget (tsc+emu) is sure to run over
- * it: the code's instructions alone, in both programs (the harness and any
- * loop inside the code come on top), are more. */
-static bool surely_over_budget(const pmu_group *g, const bench_code *c, const long copies[2],
-                               const long loops[2])
+ * it: every iteration of the loop steps its JNZ, a trap each, in both
+ * programs (what the code itself costs comes on top). */
+static bool surely_over_budget(const pmu_group *g, const long loops[2])
 {
-    if (!g || !g->stepped || !g->step_budget)
-        return false;
-    double execs = 0;
-    for (int r = 0; r < 2; r++)
-        execs += (double)copies[r] * (double)(loops[r] > 0 ? loops[r] : 1);
-    return (double)emu_count_insns(c->code, c->code_len) * execs > (double)g->step_budget;
+    return g && g->stepped && g->step_budget &&
+           (double)loops[0] + (double)loops[1] > (double)g->step_budget;
 }
 
 /* tsc+emu gave up stepping a group: its events are unavailable, and
@@ -411,8 +406,8 @@ static void note_over_budget(const worker_output *ro, unsigned long budget)
     char more[48] = "";
     if (n > 1)
         snprintf(more, sizeof more, " and %zu more events", n - 1);
-    nb_note("note: %s%s: not counted: the emulator would step more than %lu instructions, "
-            "too long to add to this run; -backend emu counts them", first, more, budget);
+    nb_note("note: %s%s: not counted: the emulator would take more than %lu traps, too long "
+            "to add to this run; -backend emu counts them", first, more, budget);
 }
 
 /* The table's default events this backend cannot count are left out (the
@@ -485,7 +480,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
             job.p.n_measurements = 1;
         memcpy(job.frag, frag, sizeof frag);
         worker_output ro;
-        bool over = surely_over_budget(opened, c, copies, out->loops);
+        bool over = surely_over_budget(opened, out->loops);
         bool runs = (!opened || group_reads_anything(opened)) && !over;
         if (!runs)
             rc = unavailable_output(opened, job.p.n_measurements, over, &ro);
@@ -503,7 +498,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
             if (ro.step_over)
                 note_over_budget(&ro, opened->step_budget);
             else
-                out->steps += ro.steps;
+                out->emu_instructions += ro.retired, out->emu_traps += ro.steps;
             worker_output_free(&ro);
         }
     }
@@ -565,12 +560,12 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
 {
     const bench_calibration *k = &r->cal;
     char stepped[96] = "";
-    if (r->steps)
-        snprintf(stepped, sizeof stepped, "%sexact counts: %llu instructions stepped",
-                 k->n_cal ? "; " : "", (unsigned long long)r->steps);
+    if (r->emu_traps)
+        snprintf(stepped, sizeof stepped, "%sexact counts: %llu instructions, %llu traps",
+                 k->n_cal ? "; " : "", r->emu_instructions, r->emu_traps);
     if (k->n_cal == 0) {
-        snprintf(buf, buflen, "%s%s%s%s", r->backend ? r->backend : "?", r->steps ? " (" : "",
-                 stepped, r->steps ? ")" : "");
+        snprintf(buf, buflen, "%s%s%s%s", r->backend ? r->backend : "?",
+                 r->emu_traps ? " (" : "", stepped, r->emu_traps ? ")" : "");
         return;
     }
     char busy[128] = "";

@@ -1,4 +1,11 @@
-/* nb session: the measuring session, one benchmark at a time from code
+/* Folder measure/: running a benchmark and turning readings into results.
+ * The session (this header) picks the backend and the event groups and
+ * normalizes the results; the measuring process runs the generated code
+ * pinned, apart from nb (worker.h: nb's side; child.c, step.c, trap.c,
+ * gdb.c and sandbox.c: its side; worker_shared.h: what crosses fork()); a
+ * fault in it becomes one message (fault.h); stats.h aggregates.
+ *
+ * nb session: the measuring session, one benchmark at a time from code
  * bytes and events to per-copy figures (bench_*: a benchmark's code, its
  * result).
  *
@@ -73,7 +80,9 @@ typedef struct bench_result {
     size_t n_groups;
     long copies[2];                  /* local unroll count of the two runs */
     long loops[2];                   /* their loop counts (-basic_mode: 0 for the first) */
-    unsigned long long steps;        /* instructions the emulator stepped (0: none) */
+    /* The emulator's work (pmu/emu_step.h): instructions it counted in the
+     * measured runs, and the traps that took (0, 0: it did not run). */
+    unsigned long long emu_instructions, emu_traps;
     double normalization;            /* the divisor (1 with -no_normalization) */
     bench_calibration cal;
 } bench_result;

@@ -271,7 +271,7 @@ static void worker_post(const worker_request *job, bool prepare_only)
     w->opened = job->opened != NULL;
     w->stepped = job->opened && job->opened->stepped;
     w->step_budget = job->opened ? job->opened->step_budget : 0;
-    h->steps = 0;
+    h->steps = h->retired = 0;
     h->step_over = false;
     if (job->opened) {
         h->n_ctr = job->opened->n_ctr;
@@ -487,6 +487,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->tsc_ghz = s->tsc_ghz;
     out->alu_slowdown = s->alu_slowdown;
     out->steps = s->steps;
+    out->retired = s->retired;
     out->step_over = s->step_over;
     if (s->n_cal) {
         g_last_tsc_ghz = s->tsc_ghz;

@@ -86,7 +86,8 @@ typedef struct worker_output {
     bool *overflow;              /* per counter */
     unsigned char lost[PMU_MAX_GROUP_CTR];   /* per counter: pmu_lost */
     uint64_t steps;              /* a stepped group (pmu_group.stepped): the
-                                    instructions stepped */
+                                    traps it took (emu_step.h) */
+    uint64_t retired;            /* ... and the instructions it counted */
     bool step_over;              /* ... ran over its step_budget: its counters
                                     are unavailable */
     double cal_run[2];           /* ticks per core cycle used for each run */

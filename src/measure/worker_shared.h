@@ -81,7 +81,8 @@ typedef struct shared_hdr {
     pmu_counter ctr[CODEGEN_MAX_CTR];
     bool overflow[CODEGEN_MAX_CTR];
     unsigned char lost[CODEGEN_MAX_CTR];   /* pmu_lost, from backend->verify */
-    uint64_t steps;              /* a stepped group: instructions stepped */
+    uint64_t steps, retired;     /* a stepped group: the traps taken, and the
+                                    instructions counted */
     bool step_over;              /* ... and whether its budget ran out */
     double cal_run[2];
     size_t n_cal;            /* ratios after the samples in the mapping */

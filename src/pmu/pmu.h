@@ -1,4 +1,10 @@
-/* nb pmu: one interface, four counter backends.
+/* Folder pmu/: the counters.  One interface (this header) and each backend
+ * whole in its own files: perf_event+rdpmc, msr+rdpmc, the calibrated TSC
+ * with its method, the emulated PMU; what perf and msr share (common.h);
+ * errno turned into advice in one place (advice.h).  A backend fills the
+ * caller's nb_error when it cannot do something.
+ *
+ * nb pmu: one interface, four counter backends.
  *
  *   perf.c  perf_event_open per event + rdpmc in the generated code
  *   msr.c   IA32_PERFEVTSELx / AMD PERF_CTL via /dev/cpu/N/msr + rdpmc
@@ -106,7 +112,7 @@ typedef struct pmu_group {
     bool stepped;
     bool once;               /* one measurement per program: the counts do not
                                 depend on timing (the emu backend) */
-    unsigned long step_budget;   /* most instructions stepped for the group, 0:
+    unsigned long step_budget;   /* most traps of the stepper for the group, 0:
                                     no limit (tsc+emu keeps a run short) */
 } pmu_group;
 

@@ -175,7 +175,13 @@ static jv *backend_json(const bench_result *r)
     jv_push(l, jv_int(r->loops[0]));
     jv_push(l, jv_int(r->loops[1]));
     jv_set(b, "normalization", jv_num(r->normalization));
-    jv_set(b, "instructions_stepped", jv_int((long long)r->steps));
+    if (r->emu_traps) {
+        jv *e = jv_set(b, "emulator", jv_obj());
+        jv_set(e, "instructions", jv_int((long long)r->emu_instructions));
+        jv_set(e, "traps", jv_int((long long)r->emu_traps));
+    } else {
+        jv_set(b, "emulator", jv_null());
+    }
     /* Resolution of one reading, and of one result (divided by the
      * normalization).  A counter counts single events; the tsc backend
      * reads TSC ticks, each worth 1/ticks_per_cycle core cycles. */

@@ -39,6 +39,9 @@ expect "$full" /dev/full "$NB" -asm nop -emit -
 expect "-emit /dev/full: .*$full" /dev/null "$NB" -asm nop -emit /dev/full
 expect "$full" /dev/full "$NB" -mess -mess_help
 expect "$full" /dev/full "$NB" "${MESS[@]}"
-expect "Bad file descriptor" - "$NB" "${FAST[@]}" -asm nop
-expect "Bad file descriptor" - "$NB" -help
+# (valgrind's own log file takes a closed descriptor 1: not judged there)
+if [ -z "${NB_UNDER_VALGRIND:-}" ]; then
+    expect "Bad file descriptor" - "$NB" "${FAST[@]}" -asm nop
+    expect "Bad file descriptor" - "$NB" -help
+fi
 echo pass
