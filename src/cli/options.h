@@ -18,11 +18,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "measure/stats.h"
 #include "mess/mess.h"
 #include "pmu/pmu.h"
 #include "sys/error.h"
 
-typedef enum { AGG_AVG, AGG_MEDIAN, AGG_MIN, AGG_MAX } nb_agg;
 typedef enum { OUTPUT_TEXT, OUTPUT_CSV, OUTPUT_JSON } nb_output;
 
 typedef struct nb_options {

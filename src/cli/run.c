@@ -18,8 +18,6 @@
 
 #define CODE_FILE_MAX (64u << 20)
 
-const char *const run_fragment_names[NB_FRAG_MAX] = {"code", "init", "late_init",
-                                                     "one_time_init"};
 
 static int fragment_load(run_fragment *fr, nb_error *err)
 {

@@ -49,7 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pmu/pmu.h"
+#include "harness/read.h"
 #include "sys/error.h"
 
 #define CODEGEN_MAX_CTR PMU_MAX_GROUP_CTR /* counters read by one program */

@@ -32,23 +32,13 @@
 #include "sys/cpu.h"
 #include "sys/error.h"
 #include "events/config.h"
+#include "harness/read.h"
 
-/* Counters one measured program reads at most (codegen's CODEGEN_MAX_CTR). */
-#define PMU_MAX_GROUP_CTR 24
 
 typedef enum {
     PMU_BACKEND_AUTO, PMU_BACKEND_PERF, PMU_BACKEND_MSR, PMU_BACKEND_TSC, PMU_BACKEND_EMU
 } pmu_backend_kind;
 
-/* How the generated code reads one counter. */
-typedef enum {
-    PMU_READ_RDPMC,   /* mov ecx, rdpmc_ecx; rdpmc */
-    PMU_READ_RDTSC,   /* rdtsc */
-    PMU_READ_NONE,    /* not countable here: printed as unavailable */
-    PMU_READ_OUTSIDE, /* read by the measuring process right before and after
-                         each run (pmu_backend.read_outside): MSRs the code
-                         cannot RDMSR in user mode, perf's RAPL events */
-} pmu_read_kind;
 
 typedef struct pmu_counter {
     char name[NB_EVENT_NAME_MAX];

@@ -122,6 +122,9 @@ static jv *hex_of(const uint8_t *b, size_t n)
     return v;
 }
 
+const char *const run_fragment_names[NB_FRAG_MAX] = {"code", "init", "late_init",
+                                                     "one_time_init"};
+
 static jv *fragment_json(const run_fragment *fr)
 {
     const asm_code *c = &fr->code;
