@@ -90,6 +90,8 @@ static struct {
     int cpu;
     size_t r14_size;
     bool debug;
+    pid_t gdb;                 /* -debug's gdb, attached to this process, or 0 */
+    struct sigaction sigint;   /* nb's SIGINT action while gdb has it */
     bool prepared;           /* worker_prepare() has run for it */
     uint64_t canary;
 } g_worker = {.sock = -1};
@@ -120,6 +122,11 @@ static void worker_end(int *st)
     }
     if (st)
         *st = s;
+    if (g_worker.gdb) {
+        end_gdb(g_worker.gdb);   /* the user leaves gdb; Ctrl-C is nb's again */
+        g_worker.gdb = 0;
+        sigaction(SIGINT, &g_worker.sigint, NULL);
+    }
     g_child = 0;
     restore_forget_fn(kill_child);
     if (g_worker.sock >= 0)
@@ -239,8 +246,11 @@ static int worker_for(const worker_request *job, size_t code_len, bool must_be_n
     g_worker.debug = o->debug;
     g_worker.canary = new_canary();
     g_worker.prepared = false;
-    if (gdb)
-        run_gdb(gdb, pid);
+    if (gdb && (g_worker.gdb = run_gdb(gdb, pid)) > 0) {
+        /* Ctrl-C belongs to gdb (it interrupts the code) while it is attached */
+        struct sigaction ign = {.sa_handler = SIG_IGN};
+        sigaction(SIGINT, &ign, &g_worker.sigint);
+    }
     return 0;
 }
 
@@ -570,8 +580,10 @@ static int run_once(const worker_request *job, bool must_be_new, worker_output *
     worker_post(job, false);
     char b = 1;
     int w = -1;
-    if (send(g_worker.sock, &b, 1, MSG_NOSIGNAL) == 1)   /* gdb (-debug) is done by now */
-        w = worker_wait(job->p.timeout * 1e9);
+    /* With gdb attached a person decides how long the run takes: no
+     * -timeout then (the register dump of -debug without gdb has one). */
+    if (send(g_worker.sock, &b, 1, MSG_NOSIGNAL) == 1)
+        w = worker_wait(g_worker.gdb ? 0 : job->p.timeout * 1e9);
     bool stopped = w == 0;
     int halted = 0;   /* the signal that stopped the child from outside nb */
     if (stopped) {

@@ -143,7 +143,11 @@ void child_restore_bases(void);
 /* gdb.c */
 void wait_for_tracer(void);
 const char *find_gdb(char *buf, size_t len);
-void run_gdb(const char *gdb, pid_t child);
+/* gdb attached to the measuring process, running beside nb (the run is
+ * posted while it is attached, so it stops at -debug's int3); its pid, 0 if
+ * it could not start.  end_gdb waits until the user has left it. */
+pid_t run_gdb(const char *gdb, pid_t child);
+void end_gdb(pid_t gdb);
 
 
 #endif
