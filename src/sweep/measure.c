@@ -1,0 +1,398 @@
+/* Sweep measurement: a plan's code run by the engine, and the values that
+ * follow from it (see sweep_internal.h).
+ *
+ * Every piece of code goes through asm_assemble (the statements a record
+ * shows are what ran), is checked (each instance must decode as the form:
+ * an assembler that chose another encoding would measure another form),
+ * and runs in one bench_session for the whole sweep, so the backend, the
+ * measuring process and its clock calibration are set up once.  A fault
+ * ends the form (its row says what happened) and the session's next run
+ * gets a fresh measuring process.
+ *
+ * A value is measured twice; when the two differ by more than 3% (and
+ * 0.03 cycles) up to three more runs are taken and the median kept.  Its
+ * uncertainty is half the spread of the runs kept (the outer two dropped
+ * from five), or the engine's own where it states a larger one.
+ *
+ * Latency of a pair: chains without a closer give it directly (cycles per
+ * copy / instances per copy).  An exact closer's own latency (its self
+ * chain: the closer there and back, halved) is subtracted.  A closer
+ * across kinds is known only with its way back, as the round trip R, and
+ * each of the two takes at least its `min`: with M the chain's cycles per
+ * copy, the pair lies in [M - R + min_fwd, M - min_back]; the upper end is
+ * the value reported, and it is marked a bound unless the interval is
+ * narrower than a quarter cycle. */
+#include "sweep/sweep_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm/asm.h"
+#include "measure/bench.h"
+#include "sys/status.h"
+
+#define CACHE_SIZE 1024
+#define RUNS_FIRST 2
+#define RUNS_MAX 5
+#define COPY_STATEMENTS 600   /* statements per copy x copies, about */
+#define COPY_CYCLES 40000.0   /* cycles of a run's copies, at most (cpuid) */
+
+typedef struct cache_entry {
+    char *key;
+    sw_value v;
+} cache_entry;
+
+struct sw_meas {
+    bench_session *s;
+    nb_options o;
+    const cpu_info *cpu;
+    const volatile sig_atomic_t *stop;
+    cache_entry cache[CACHE_SIZE];   /* closers' self chains */
+    char backend[512];
+    double tsc_ghz;
+    long runs;
+};
+
+sw_meas *sw_meas_new(const nb_options *base, const cpu_info *cpu,
+                     const volatile sig_atomic_t *stop, nb_error *err)
+{
+    sw_meas *m = calloc(1, sizeof *m);
+    if (!m || !(m->s = bench_session_new())) {
+        free(m);
+        nb_error_set(err, NB_ENOMEM, "out of memory");
+        return NULL;
+    }
+    options_defaults(&m->o);
+    m->o.backend = base->backend;
+    m->o.cpu = base->cpu;
+    m->o.timeout = base->timeout < 10 ? base->timeout : 10;
+    m->o.n_measurements = 10;
+    m->o.warm_up_count = 2;
+    m->o.output = OUTPUT_JSON;   /* nothing is printed by the engine */
+    m->cpu = cpu;
+    m->stop = stop;
+    return m;
+}
+
+void sw_meas_free(sw_meas *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < CACHE_SIZE; i++)
+        free(m->cache[i].key);
+    bench_session_free(m->s);
+    free(m);
+}
+
+void sw_meas_backend(const sw_meas *m, char *buf, size_t len, double *tsc_ghz)
+{
+    snprintf(buf, len, "%s", m->backend[0] ? m->backend : "none");
+    *tsc_ghz = m->tsc_ghz;
+}
+
+long sw_meas_runs(const sw_meas *m)
+{
+    return m->runs;
+}
+
+/* ---- one run --------------------------------------------------------------- */
+
+static int assemble(const char *text, const char *what, asm_code *out, nb_error *err)
+{
+    asm_error e;
+    if (asm_assemble(text, out, &e) == 0)
+        return 0;
+    return nb_error_set(err, NB_EINPUT, "nb's assembler refuses the %s ('%s'): %s", what,
+                        e.source, e.message);
+}
+
+/* Every statement the chain marks as an instance decodes as the form. */
+static int check_instances(const sweep_form *f, const sw_chain *ch, const asm_code *c,
+                           nb_error *err)
+{
+    for (size_t i = 0; i < c->n_stmts && i < SW_MAX_STMTS; i++) {
+        if (!(ch->inst_stmt[i / 64] & (1ull << (i % 64))))
+            continue;
+        char name[160];
+        const asm_stmt *s = &c->stmts[i];
+        if (!sweep_form_name_of(c->bytes + s->offset, s->size, name, sizeof name))
+            return nb_error_set(err, NB_EINPUT, "'%s' does not decode", s->text);
+        if (strcmp(name, f->name) != 0)
+            return nb_error_set(err, NB_EINPUT, "nb's assembler encodes '%s' as '%s'",
+                                s->text, name);
+    }
+    return 0;
+}
+
+/* The core cycles of a result: CORE_CYCLES (tsc) or the table's cycles
+ * event; NAN when the backend gave none. */
+static double cycles_of(const bench_result *r)
+{
+    for (size_t i = 0; i < r->n_ev; i++)
+        if (!r->ev[i].unavailable && strcmp(r->ev[i].name, "CORE_CYCLES") == 0)
+            return r->ev[i].value;
+    for (size_t i = 0; i < r->n_ev; i++)
+        if (!r->ev[i].unavailable && strstr(r->ev[i].name, "CYC"))
+            return r->ev[i].value;
+    return NAN;
+}
+
+/* Copies of the code in a run: about COPY_STATEMENTS statements, fewer
+ * where one copy took long (`slow`: its cycles per copy, 0 unknown). */
+static long unroll_for(int n_stmts, double slow)
+{
+    long unroll = COPY_STATEMENTS / (n_stmts > 0 ? n_stmts : 1);
+    if (slow > 0 && unroll > (long)(COPY_CYCLES / slow))
+        unroll = (long)(COPY_CYCLES / slow);
+    return unroll < 2 ? 2 : unroll > 200 ? 200 : unroll;
+}
+
+/* Run code (one copy: n_stmts statements) once: cycles per copy. */
+static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int n_stmts,
+                    double slow, double *cycles, nb_error *err)
+{
+    bench_code bc = {.code = code->bytes, .code_len = code->size,
+                     .init = init->bytes, .init_len = init->size};
+    m->o.unroll_count = unroll_for(n_stmts, slow);
+    bench_result res;
+    memset(&res, 0, sizeof res);
+    m->runs++;
+    int rc = bench_session_run(m->s, &m->o, &bc, NULL, 0, m->cpu, &res, err);
+    if (rc)
+        return rc;
+    if (!m->backend[0] || res.cal.n_cal) {
+        bench_backend_line(&res, m->backend, sizeof m->backend);
+        m->tsc_ghz = res.cal.tsc_ghz;
+    }
+    *cycles = cycles_of(&res);
+    bench_result_free(&res);
+    if (isnan(*cycles))
+        return nb_error_set(err, NB_EUNSUPPORTED, "the %s backend counts no core cycles",
+                            res.backend ? res.backend : "chosen");
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Measure (code, init) until two runs agree or RUNS_MAX are taken: cycles
+ * per copy divided by `per`.  Returns 0, 1 when stopped, or a status. */
+static int measure_value(sw_meas *m, const asm_code *code, const asm_code *init, int n_stmts,
+                         double per, sw_value *out, nb_error *err)
+{
+    double x[RUNS_MAX];
+    int n = 0;
+    memset(out, 0, sizeof *out);
+    while (n < RUNS_MAX) {
+        if (*m->stop)
+            return 1;
+        int rc = run_once(m, code, init, n_stmts, n ? x[0] * per : 0, &x[n], err);
+        if (rc)
+            return rc;
+        x[n] /= per;
+        n++;
+        if (n < RUNS_FIRST)
+            continue;
+        qsort(x, (size_t)n, sizeof x[0], cmp_double);
+        double lo = x[0], hi = x[n - 1];
+        if (n >= 4) {   /* the outer two dropped */
+            lo = x[1];
+            hi = x[n - 2];
+        }
+        double mid = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+        double tol = 0.03 * fabs(mid) + 0.03;
+        out->v = mid;
+        out->unc = (hi - lo) / 2;
+        out->runs = n;
+        out->ok = true;
+        if (hi - lo <= tol && (n == RUNS_FIRST || n >= 3))
+            return 0;
+        if (n >= 3 && out->unc <= tol)
+            return 0;
+    }
+    out->noisy = true;
+    return 0;
+}
+
+/* Assemble, check and measure a chain: cycles per instance. */
+static int measure_chain(sw_meas *m, const sweep_form *f, const sw_chain *ch, double per,
+                         bool check, sw_value *out, nb_error *err)
+{
+    asm_code code = {0}, init = {0};
+    int rc = assemble(ch->code, "chain", &code, err);
+    if (rc == 0 && ch->init[0])
+        rc = assemble(ch->init, "init", &init, err);
+    if (rc == 0 && check)
+        rc = check_instances(f, ch, &code, err);
+    if (rc == 0)
+        rc = measure_value(m, &code, &init, ch->n_stmts, per, out, err);
+    asm_code_free(&code);
+    asm_code_free(&init);
+    return rc;
+}
+
+/* ---- closers ------------------------------------------------------------------ */
+
+static uint32_t hash_text(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* The closer's self chain (its round trip), per copy; cached by text. */
+static int closer_value(sw_meas *m, const sweep_form *f, const sw_chain *ch, sw_value *out,
+                        nb_error *err)
+{
+    size_t h = hash_text(ch->closer_self) & (CACHE_SIZE - 1);
+    for (size_t k = 0; k < CACHE_SIZE && m->cache[h].key; k++, h = (h + 1) & (CACHE_SIZE - 1))
+        if (strcmp(m->cache[h].key, ch->closer_self) == 0) {
+            *out = m->cache[h].v;
+            return 0;
+        }
+    sw_chain self;
+    memset(&self, 0, sizeof self);
+    snprintf(self.code, sizeof self.code, "%s", ch->closer_self);
+    memcpy(self.init, ch->init, sizeof self.init);
+    self.n_stmts = 2;
+    int rc = measure_chain(m, f, &self, 1, false, out, err);
+    if (rc)
+        return rc;
+    if (!m->cache[h].key && (m->cache[h].key = strdup(ch->closer_self)))
+        m->cache[h].v = *out;
+    return 0;
+}
+
+/* ---- a form ---------------------------------------------------------------------- */
+
+/* A pair's latency from its chain (and closer). */
+static int measure_pair(sw_meas *m, const sweep_form *f, const sw_pair *q, sw_pair_result *r,
+                        nb_error *err)
+{
+    const sw_chain *ch = &q->chain;
+    sw_value M;
+    int rc = measure_chain(m, f, ch, ch->closer ? 1 : ch->instances, true, &M, err);
+    if (rc)
+        return rc;
+    r->m = M;
+    r->lower = M.v;
+    r->ok = true;
+    if (ch->closer == SWC_NONE)
+        return 0;
+    sw_value S;
+    if ((rc = closer_value(m, f, ch, &S, err)) != 0)
+        return rc;
+    r->m.noisy |= S.noisy;
+    if (ch->closer == SWC_EXACT) {
+        r->m.v = M.v - S.v / 2;
+        r->m.unc = M.unc + S.unc / 2;
+        r->lower = r->m.v;
+        return 0;
+    }
+    double upper = M.v - ch->min_back, lower = M.v - (S.v - ch->min_fwd);
+    if (lower > upper)   /* the round trip read below its parts' least: noise */
+        lower = upper;
+    r->m.v = upper;
+    r->m.unc = M.unc + S.unc;
+    r->lower = lower < 0 ? 0 : lower;
+    r->bound = upper - r->lower > 0.25 + r->m.unc;
+    return 0;
+}
+
+static void row_fail(sweep_row *row, int rc, const nb_error *err)
+{
+    row->status = rc == NB_EFAULT ? SWS_FAULT : SWS_ERROR;
+    nb_error_format(err, row->error, sizeof row->error);
+}
+
+/* The latency: the largest pair measured. */
+static void summarize_latency(sweep_row *row)
+{
+    const sw_plan *p = row->plan;
+    for (int k = 0; k < p->n_pairs; k++) {
+        const sw_pair_result *r = &row->pair[k];
+        if (!r->ok)
+            continue;
+        if (!row->has_latency || r->m.v > row->latency.v) {
+            row->latency = r->m;
+            row->latency_lower = r->lower;
+            row->latency_bound = r->bound;
+            row->has_latency = true;
+        }
+    }
+    if (row->has_latency && row->latency.v < 0)
+        row->latency.v = 0;
+}
+
+/* The throughput: the plain block, and the block with breakers where the
+ * plain one may be held up by its own chains. */
+static int measure_tp(sw_meas *m, const sweep_form *f, const sw_plan *p, sweep_row *row,
+                      nb_error *err)
+{
+    int rc = measure_chain(m, f, &p->tp, p->tp.instances, true, &row->tp, err);
+    if (rc || !p->tp_broken.instances)
+        return rc;
+    /* instances x throughput well below the latency: no chain holds it up */
+    if (row->has_latency && row->tp.v * p->tp.instances < 0.8 * row->latency.v)
+        return 0;
+    sw_value t2;
+    nb_error e2;
+    nb_error_clear(&e2);
+    rc = measure_chain(m, f, &p->tp_broken, p->tp_broken.instances, true, &t2, &e2);
+    if (rc == 1)
+        return 1;
+    if (rc == 0 && t2.v < row->tp.v) {
+        row->tp = t2;
+        row->tp_broken = true;
+    }
+    return 0;
+}
+
+int sw_measure_form(sw_meas *m, const sweep_form *f, const sw_plan *p, sweep_row *row,
+                    nb_error *err)
+{
+    memset(row, 0, sizeof *row);
+    row->f = f;
+    row->plan = p;
+    nb_error e;
+    for (int k = 0; k < p->n_pairs; k++) {
+        if (p->pair[k].not_measured)
+            continue;
+        nb_error_clear(&e);
+        int rc = measure_pair(m, f, &p->pair[k], &row->pair[k], &e);
+        if (rc == 1)
+            return 1;
+        if (rc == NB_EFAULT) {
+            row_fail(row, rc, &e);
+            return 0;
+        }
+        if (rc && rc != NB_EINPUT && rc != NB_EUNSUPPORTED) {
+            *err = e;
+            return rc;
+        }
+        if (rc)
+            nb_error_format(&e, row->pair[k].error, sizeof row->pair[k].error);
+    }
+    summarize_latency(row);
+    nb_error_clear(&e);
+    int rc = measure_tp(m, f, p, row, &e);
+    if (rc == 1)
+        return 1;
+    if (rc && rc != NB_EFAULT && rc != NB_EINPUT && rc != NB_EUNSUPPORTED) {
+        *err = e;
+        return rc;
+    }
+    if (rc) {
+        row_fail(row, rc, &e);
+        return 0;
+    }
+    bool noisy = row->tp.noisy || (row->has_latency && row->latency.noisy);
+    row->status = noisy ? SWS_NOISY : SWS_OK;
+    return 0;
+}
