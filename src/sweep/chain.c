@@ -94,7 +94,8 @@ static int tp_instances(sw_cb *b, const sw_loc *L)
 static bool tp_needs_breaker(const sweep_form *f, int i)
 {
     const sw_op *o = &f->op[i];
-    if (!(o->access & SW_READ) || o->writemask)
+    /* a writemask is read only, except a gather's (cleared as it goes) */
+    if (!(o->access & SW_READ) || (o->writemask && !(o->access & SW_WRITE)))
         return false;
     if (o->kind == SWK_FLAGS)
         return (o->flags_read & o->flags_written) != 0;
@@ -111,17 +112,27 @@ static void build_tp(const sweep_form *f, const sw_caps *caps, sw_chain *ch, boo
     sw_loc L[SW_MAX_OPS];
     for (int i = 0; i < f->n_ops; i++)
         L[i] = sw_loc_fresh(&b, i);
+    /* the constant registers breakers copy from, before the count */
+    for (int i = 0; broken && i < f->n_ops; i++)
+        if (tp_needs_breaker(f, i))
+            sw_konst(&b, f->op[i].kind == SWK_FLAGS ? SWK_GPR
+                         : f->op[i].kind == SWK_MEM ? SWK_VEC : f->op[i].kind);
     int n = tp_instances(&b, L);
     for (int k = 0; k < n; k++) {
         sw_loc Lk[SW_MAX_OPS];
         memcpy(Lk, L, sizeof Lk);
+        bool full = false;
         for (int i = 0; k > 0 && i < f->n_ops; i++) {
             const sw_op *o = &f->op[i];
-            if (is_reg(o->kind) && !o->fixed && (o->access & SW_WRITE))
+            if (is_reg(o->kind) && !o->fixed && (o->access & SW_WRITE)) {
                 Lk[i] = sw_loc_fresh(&b, i);
-            else if (o->kind == SWK_MEM && (o->mem == SWM_PLAIN || o->mem == SWM_VSIB))
+                full |= Lk[i].reg < 0;
+            } else if (o->kind == SWK_MEM && (o->mem == SWM_PLAIN || o->mem == SWM_VSIB)) {
                 Lk[i].disp = sw_line(&b);
+            }
         }
+        if (full)   /* a register file ran out: the copy holds k instances */
+            break;
         for (int i = 0; broken && i < f->n_ops; i++)
             if (tp_needs_breaker(f, i)) {
                 sw_loc l = Lk[i];
@@ -452,11 +463,13 @@ int sweep_plan(const sweep_form *f, const sw_caps *caps, sw_plan *p, nb_error *e
         vsib |= o->kind == SWK_MEM && o->mem == SWM_VSIB;
     }
     bool dd = strcmp(f->mnemonic, "div") == 0 || strcmp(f->mnemonic, "idiv") == 0;
-    build_tp(f, caps, &p->tp, dd, p->example, sizeof p->example);
+    /* DIV's values, and a gather's mask (cleared as it completes), are
+     * written again before every instance: no block without breakers */
+    build_tp(f, caps, &p->tp, dd || vsib, p->example, sizeof p->example);
     if (!p->tp.instances)
         return nb_error_set(err, NB_EUNSUPPORTED, "its throughput block does not fit nb's "
                             "buffers");
-    if (!dd) {
+    if (!dd && !vsib) {
         build_tp(f, caps, &p->tp_broken, true, NULL, 0);
         if (!p->tp_broken.breakers)
             p->tp_broken.instances = 0;

@@ -136,6 +136,10 @@ int sw_line(sw_cb *b)
 {
     if (b->n_lines < 63)
         b->n_lines++;
+    if (b->dd) {   /* a divisor in memory */
+        b->line_val[b->n_lines] = 7;
+        b->line_has_val |= 1ull << b->n_lines;
+    }
     return 64 * b->n_lines;
 }
 
@@ -175,10 +179,6 @@ sw_loc sw_loc_fresh(sw_cb *b, int i)
             l.reg = (int8_t)(o->mem_base ? fixed_id((ZydisRegister)o->mem_base, SWK_GPR) : -1);
         } else {
             l.disp = sw_line(b);
-            if (b->dd && l.disp / 64 < 64) {
-                b->line_val[l.disp / 64] = 7;   /* a divisor in memory */
-                b->line_has_val |= 1ull << (l.disp / 64);
-            }
         }
         break;
     default:
@@ -252,7 +252,8 @@ static void mem_text(const sw_loc *l, char *buf, size_t len)
 static const char *imm_text(unsigned bits)
 {
     switch (bits) {
-    case 0: case 8: return "1";
+    case 0: return "1";
+    case 8: return "2";   /* not 1: `shl r, 1` and `rol r, 1` are forms of their own */
     case 16: return "0x1234";
     case 32: return "0x12345678";
     default: return "0x123456789abcdef0";
@@ -347,8 +348,7 @@ static int pointer_offset(int reg)
     return 0x10000 * (1 + (reg & 3));
 }
 
-/* A constant register of class cls (allocated on first use); -1: none. */
-static int konst(sw_cb *b, int cls)
+int sw_konst(sw_cb *b, int cls)
 {
     if (b->konst[cls] < 0)
         b->konst[cls] = (int8_t)sw_alloc(b, cls);
@@ -385,7 +385,7 @@ static bool mem_breaker(sw_cb *b, int i, const sw_loc *l, char *buf, size_t len)
         snprintf(buf, len, "mov %s%s, %lld", ptr_word(bits), m, val);
         return true;
     }
-    int c = konst(b, SWK_VEC);
+    int c = sw_konst(b, SWK_VEC);
     if (c < 0)
         return false;
     if (bits == 512 && b->caps->avx512f)
@@ -399,9 +399,18 @@ static bool mem_breaker(sw_cb *b, int i, const sw_loc *l, char *buf, size_t len)
     return true;
 }
 
+/* The mask vector of a VEX gather (vgatherdps xmm, vm32x, xmm: the last). */
+static bool is_vex_gather_mask(const sweep_form *f, int i)
+{
+    bool vsib = false;
+    for (int k = 0; k < f->n_ops; k++)
+        vsib |= f->op[k].kind == SWK_MEM && f->op[k].mem == SWM_VSIB;
+    return vsib && f->enc == SWE_VEX && i > 0 && f->op[i].kind == SWK_VEC;
+}
+
 bool sw_emit_breaker(sw_cb *b, int i, const sw_loc *l)
 {
-    char t[160];
+    char t[160], x[8];
     int c;
     switch (l->cls) {
     case SWK_GPR:
@@ -412,21 +421,26 @@ bool sw_emit_breaker(sw_cb *b, int i, const sw_loc *l)
             snprintf(t, sizeof t, "mov %s, %lld", sw_gpr_name(l->reg, 32), b->gval[l->reg]);
         break;
     case SWK_VEC:
-        if ((c = konst(b, SWK_VEC)) < 0 || !vec_copy(b, l->reg, c, t, sizeof t))
+        if (is_vex_gather_mask(b->f, i)) {   /* all ones: every element */
+            snprintf(t, sizeof t, "vpcmpeqd %s, %s, %s", vec_name(l->reg, l->bits, x, sizeof x),
+                     x, x);
+            break;
+        }
+        if ((c = sw_konst(b, SWK_VEC)) < 0 || !vec_copy(b, l->reg, c, t, sizeof t))
             return false;
         break;
     case SWK_MMX:
-        if ((c = konst(b, SWK_MMX)) < 0)
+        if ((c = sw_konst(b, SWK_MMX)) < 0)
             return false;
         snprintf(t, sizeof t, "movq mm%d, mm%d", l->reg, c);
         break;
     case SWK_MASK:
-        if ((c = konst(b, SWK_MASK)) < 0)
+        if ((c = sw_konst(b, SWK_MASK)) < 0)
             return false;
         snprintf(t, sizeof t, "%s k%d, k%d", b->caps->avx512bw ? "kmovq" : "kmovw", l->reg, c);
         break;
     case SWK_FLAGS:
-        if ((c = konst(b, SWK_GPR)) < 0)
+        if ((c = sw_konst(b, SWK_GPR)) < 0)
             return false;
         snprintf(t, sizeof t, "test %s, %s", sw_gpr_name(c, 32), sw_gpr_name(c, 32));
         break;

@@ -249,14 +249,20 @@ static void make_name(sweep_form *f, const bool *relative)
 
 static unsigned broadcast_count(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op)
 {
+    (void)op;
     /* vbroadcastss and the like broadcast by definition (is_static): no
      * {1toN} form of their own */
-    if (in->avx.broadcast.mode == ZYDIS_BROADCAST_MODE_INVALID || in->avx.broadcast.is_static)
+    if (in->avx.broadcast.is_static)
         return 0;
-    for (int i = 0; i < in->operand_count_visible; i++)
-        if (op[i].type == ZYDIS_OPERAND_TYPE_MEMORY && op[i].size)
-            return in->avx.vector_length / op[i].size;
-    return 0;
+    switch (in->avx.broadcast.mode) {
+    case ZYDIS_BROADCAST_MODE_1_TO_2: return 2;
+    case ZYDIS_BROADCAST_MODE_1_TO_4: return 4;
+    case ZYDIS_BROADCAST_MODE_1_TO_8: return 8;
+    case ZYDIS_BROADCAST_MODE_1_TO_16: return 16;
+    case ZYDIS_BROADCAST_MODE_1_TO_32: return 32;
+    case ZYDIS_BROADCAST_MODE_1_TO_64: return 64;
+    default: return 0;
+    }
 }
 
 /* A decoded instruction as a form (no skip reason yet). */
@@ -367,7 +373,8 @@ static const char *skip_of_instruction(const sweep_form *f)
                                         NULL};
     static const char *const system_ok[] = {"cpuid", "rdtsc", "rdtscp", "rdpmc", "rdpid",
                                             "rdpru", "xgetbv", NULL};
-    static const char *const address_reg[] = {"movdir64b", "enqcmd", "enqcmds", NULL};
+    static const char *const address_reg[] = {"movdir64b", "enqcmd", "enqcmds", "clzero",
+                                              NULL};
     static const char *const branch[] = {"CALL", "RET", "COND_BR", "UNCOND_BR", NULL};
     static const char *const sys_call[] = {"SYSCALL", "SYSRET", "INTERRUPT", NULL};
     const char *m = f->mnemonic, *cat = f->category;
@@ -594,6 +601,21 @@ static bool walk_try(walk *w, const uint8_t *bytes, ZydisDecodedInstruction *in)
     return true;
 }
 
+/* The same with a SIB byte, which gathers and scatters need (their index
+ * is a vector register): ModRM at b[at] gets rm 4, [rax + xmm1/rcx]. */
+static bool walk_try_sib(walk *w, uint8_t *b, int at, ZydisDecodedInstruction *in)
+{
+    uint8_t save[2] = {b[at], b[at + 1]};
+    b[at] = (uint8_t)((b[at] & 0x38) | 4);
+    b[at + 1] = 0x08;
+    bool ok = walk_try(w, b, in);
+    if (!ok) {
+        b[at] = save[0];
+        b[at + 1] = save[1];
+    }
+    return ok;
+}
+
 /* ModRM shapes: register operands with each reg and rm field (x87 and the
  * 0F 01 group select instructions by rm), memory [rax] with each reg. */
 #define N_MODRM 72
@@ -660,7 +682,8 @@ static void walk_vex(walk *w)
                                              (uint8_t)(W << 7 | 0xF << 3 | L << 2 | pp),
                                              (uint8_t)opc,
                                              (uint8_t)(m < 8 ? 0xC0 | m << 3 : (m - 8) << 3)};
-                            walk_try(w, b, &in);
+                            if (!walk_try(w, b, &in) && m >= 8)
+                                walk_try_sib(w, b, 4, &in);
                         }
 }
 
@@ -685,8 +708,13 @@ static void walk_evex(walk *w)
                                              (uint8_t)(W << 7 | 0xF << 3 | 1 << 2 | pp),
                                              evex_p2(0, LL, 0, 0), (uint8_t)opc,
                                              (uint8_t)(mem ? (m - 8) << 3 : 0xC0 | m << 3)};
-                            if (!walk_try(w, b, &in))
+                            if (!walk_try(w, b, &in)) {
+                                /* gathers, scatters: a SIB, and a mask */
+                                b[3] = evex_p2(0, LL, 0, 1);
+                                if (mem && !walk_try_sib(w, b, 5, &in))
+                                    walk_try_sib(w, b, 5, &in);
                                 continue;
+                            }
                             b[3] = evex_p2(0, LL, 0, 1);   /* {k1} */
                             walk_try(w, b, &in);
                             b[3] = evex_p2(1, LL, 0, 1);   /* {k1}{z} */

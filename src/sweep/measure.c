@@ -104,8 +104,8 @@ static int assemble(const char *text, const char *what, asm_code *out, nb_error 
     asm_error e;
     if (asm_assemble(text, out, &e) == 0)
         return 0;
-    return nb_error_set(err, NB_EINPUT, "nb's assembler refuses the %s ('%s'): %s", what,
-                        e.source, e.message);
+    return nb_error_set(err, NB_EINPUT, "nb's assembler refuses the %s: %s (column %d of "
+                        "'%.200s')", what, e.message, e.col, e.source);
 }
 
 /* Every statement the chain marks as an instance decodes as the form. */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "asm/asm.h"
 #include "lib/clock.h"
 #include "sweep/sweep_internal.h"
 #include "sys/status.h"
@@ -65,6 +66,40 @@ static int select_forms(const nb_options *o, const sweep_form_list *l, size_t **
     if (o->sweep_filter)
         regfree(&re);
     return 0;
+}
+
+/* Skip, too, the forms no code can be built for, and those whose example
+ * nb's assembler encodes as another form (Zydis decodes a few encodings
+ * that assemblers never produce: `nop r16` of 0F 1F with a register). */
+static void verify_forms(sweep_form_list *l, const size_t *sel, size_t n, const sw_caps *caps)
+{
+    static sw_plan plan;
+    for (size_t k = 0; k < n; k++) {
+        sweep_form *f = &l->v[sel[k]];
+        if (f->skip)
+            continue;
+        nb_error e;
+        nb_error_clear(&e);
+        if (sweep_plan(f, caps, &plan, &e) != 0) {
+            f->skip = "no code measures it";
+            snprintf(f->skip_detail, sizeof f->skip_detail, "%.100s", e.message);
+            continue;
+        }
+        asm_code c;
+        asm_error ae;
+        if (asm_assemble(plan.example, &c, &ae) != 0) {
+            f->skip = "nb's assembler refuses it";
+            snprintf(f->skip_detail, sizeof f->skip_detail, "%.100s", ae.message);
+            continue;
+        }
+        char name[sizeof f->name];
+        if (!sweep_form_name_of(c.bytes, c.size, name, sizeof name) ||
+            strcmp(name, f->name) != 0) {
+            f->skip = "nb's assembler encodes it as another form";
+            snprintf(f->skip_detail, sizeof f->skip_detail, "%.100s", name);
+        }
+        asm_code_free(&c);
+    }
 }
 
 /* -sweep_list: measured forms one a line; -verbose: skipped ones too. */
@@ -216,10 +251,9 @@ static int sweep_one(sw_meas *m, sw_out *out, const sweep_form *f, const sw_caps
 }
 
 static int measure_forms(const nb_options *o, const cpu_info *cpu, const nb_fingerprint *fp,
-                         const sweep_form_list *l, const size_t *sel, size_t n, nb_error *err)
+                         const sw_caps *caps, const sweep_form_list *l, const size_t *sel,
+                         size_t n, nb_error *err)
 {
-    sw_caps caps;
-    read_caps(&caps);
     g_stop = 0;
     sw_meas *m = sw_meas_new(o, cpu, &g_stop, err);
     if (!m)
@@ -235,7 +269,7 @@ static int measure_forms(const nb_options *o, const cpu_info *cpu, const nb_fing
         if (f->skip)
             continue;
         progress(&r, f->name, false);
-        rc = sweep_one(m, &out, f, &caps, &r, err);
+        rc = sweep_one(m, &out, f, caps, &r, err);
         if (rc)
             break;
     }
@@ -264,10 +298,14 @@ int sweep_main(const nb_options *o, const cpu_info *cpu, const nb_fingerprint *f
         return rc;
     size_t *sel = NULL, n = 0;
     rc = select_forms(o, &l, &sel, &n, err);
+    sw_caps caps;
+    read_caps(&caps);
+    if (rc == 0)
+        verify_forms(&l, sel, n, &caps);
     if (rc == 0 && o->sweep_list)
         rc = list_forms(o, &l, sel, n);
     else if (rc == 0)
-        rc = measure_forms(o, cpu, fp, &l, sel, n, err);
+        rc = measure_forms(o, cpu, fp, &caps, &l, sel, n, err);
     if (rc == NB_ESYSTEM && !err->status)
         nb_error_set(err, rc, "cannot write the list");
     free(sel);

@@ -91,7 +91,7 @@ typedef struct sweep_form {
     const char *category;
     uint8_t bytes[15], len;   /* the encoding the walk found */
     const char *skip;      /* why it is not measured (static); NULL: measured */
-    char skip_detail[64];  /* what the reason needs: a CPUID feature... */
+    char skip_detail[128]; /* what the reason needs: a CPUID feature... */
 } sweep_form;
 
 typedef struct sweep_form_list {
@@ -232,6 +232,10 @@ int sw_line(sw_cb *b);
 
 /* The location of operand i as the form fixes it, or a fresh one. */
 sw_loc sw_loc_fresh(sw_cb *b, int i);
+
+/* The constant register of class cls breakers copy from (allocated on
+ * first use); -1: none left. */
+int sw_konst(sw_cb *b, int cls);
 
 /* The stated value of a general-purpose operand (1, or a divisor...). */
 long long sw_gpr_value(const sw_cb *b, const sw_op *o, bool fixed_reg, int reg);
