@@ -10,7 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "events/config.h"
 #include "sweep/sweep_internal.h"
+#include "sys/status.h"
 
 static cpu_isa_state all_ok(const char *set, char *feature, size_t len)
 {
@@ -291,6 +293,29 @@ static void test_plan_refusals(void **state)
     assert_non_null(pair(p, "op2->op1")->not_measured);
 }
 
+/* The events a PMU backend counts, from each vendor's table. */
+static void test_pmu_events(void **state)
+{
+    (void)state;
+    nb_event_list cyc = {0}, all = {0};
+    assert_int_equal(sw_pmu_events("Skylake", &cyc, &all), 0);
+    assert_int_equal(cyc.n, 1);
+    assert_string_equal(cyc.v[0].name, "CPU_CLK_UNHALTED.THREAD_P");
+    assert_int_equal(all.n, 2 + 8);   /* cycles, uops, ports 0-7 */
+    assert_string_equal(all.v[1].name, "UOPS_RETIRED.RETIRE_SLOTS");
+    assert_string_equal(all.v[2].name, "UOPS_DISPATCHED_PORT.PORT_0");
+    assert_string_equal(all.v[9].name, "UOPS_DISPATCHED_PORT.PORT_7");
+    event_list_free(&cyc);
+    event_list_free(&all);
+    assert_int_equal(sw_pmu_events("Zen4", &cyc, &all), 0);
+    assert_string_equal(cyc.v[0].name, "LS_NOT_HALTED_CYC");
+    assert_int_equal(all.n, 2);   /* no port events on AMD */
+    assert_string_equal(all.v[1].name, "EX_RET_OPS");
+    event_list_free(&cyc);
+    event_list_free(&all);
+    assert_int_equal(sw_pmu_events(NULL, &cyc, &all), NB_EUNSUPPORTED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_plan_stated_values),
         cmocka_unit_test(test_plan_without_avx512),
         cmocka_unit_test(test_plan_refusals),
+        cmocka_unit_test(test_pmu_events),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

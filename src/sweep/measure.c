@@ -12,7 +12,8 @@
  * A value is measured twice; when the two differ by more than 3% (and
  * 0.03 cycles) up to three more runs are taken and the median kept.  Its
  * uncertainty is half the spread of the runs kept (the outer two dropped
- * from five), or the engine's own where it states a larger one.
+ * from five), or the engine's own (engine_uncertainty) where that is
+ * larger.
  *
  * Latency of a pair: chains without a closer give it directly (cycles per
  * copy / instances per copy).  An exact closer's own latency (its self
@@ -30,6 +31,7 @@
 #include <string.h>
 
 #include "asm/asm.h"
+#include "events/evdb.h"
 #include "measure/bench.h"
 #include "sys/status.h"
 
@@ -48,6 +50,8 @@ struct sw_meas {
     bench_session *s;
     nb_options o;
     const cpu_info *cpu;
+    bool pmu;                        /* a PMU backend: the events below */
+    nb_event_list cycles, all;
     const volatile sig_atomic_t *stop;
     cache_entry cache[CACHE_SIZE];   /* closers' self chains */
     char backend[512];
@@ -55,7 +59,66 @@ struct sw_meas {
     long runs;
 };
 
-sw_meas *sw_meas_new(const nb_options *base, const cpu_info *cpu,
+/* ---- PMU events -------------------------------------------------------------- */
+
+static const char *const cycles_names[] = {"CPU_CLK_UNHALTED.THREAD_P", "CPU_CLK_UNHALTED.THREAD",
+                                           "CPU_CLK_UNHALTED.CORE_P", "CPU_CLK_UNHALTED.CORE",
+                                           "LS_NOT_HALTED_CYC", NULL};
+static const char *const uops_names[] = {"UOPS_RETIRED.RETIRE_SLOTS", "UOPS_RETIRED.SLOTS",
+                                         "UOPS_RETIRED.ALL", "UOPS_ISSUED.ANY", "EX_RET_OPS",
+                                         NULL};
+static const char *const port_prefixes[] = {"UOPS_DISPATCHED_PORT.PORT_",
+                                            "UOPS_DISPATCHED.PORT_", "UOPS_EXECUTED_PORT.PORT_",
+                                            NULL};
+
+/* The first of names the table has, pushed to the lists; its name or NULL. */
+static const char *push_first(const char *uarch, const char *const *names, nb_event_list *a,
+                              nb_event_list *b)
+{
+    for (; *names; names++) {
+        nb_event ev;
+        if (evdb_lookup(uarch, *names, &ev, NULL) != 0)
+            continue;
+        if ((a && event_list_push(a, &ev)) || event_list_push(b, &ev))
+            return NULL;
+        return *names;
+    }
+    return NULL;
+}
+
+/* Which port prefix an event name has; -1: none. */
+static int port_prefix(const char *name)
+{
+    for (int k = 0; port_prefixes[k]; k++)
+        if (strncmp(name, port_prefixes[k], strlen(port_prefixes[k])) == 0)
+            return k;
+    return -1;
+}
+
+int sw_pmu_events(const char *uarch, nb_event_list *cycles, nb_event_list *all)
+{
+    if (!uarch || !push_first(uarch, cycles_names, cycles, all))
+        return NB_EUNSUPPORTED;
+    push_first(uarch, uops_names, NULL, all);
+    nb_event_list table = {0};
+    if (evdb_events(uarch, EVDB_SET_ALL, &table) != 0)
+        return 0;
+    int prefix = -1;   /* one family of port events: the first the table has */
+    for (size_t i = 0; i < table.n; i++) {
+        int k = port_prefix(table.v[i].name);
+        if (k >= 0 && (prefix < 0 || k == prefix) && strchr(table.v[i].name + strlen(
+                port_prefixes[k]), '.') == NULL) {
+            prefix = k;
+            event_list_push(all, &table.v[i]);
+        }
+    }
+    event_list_free(&table);
+    return 0;
+}
+
+/* ---- the context ----------------------------------------------------------------- */
+
+sw_meas *sw_meas_new(const nb_options *base, const cpu_info *cpu, const char *uarch,
                      const volatile sig_atomic_t *stop, nb_error *err)
 {
     sw_meas *m = calloc(1, sizeof *m);
@@ -73,6 +136,14 @@ sw_meas *sw_meas_new(const nb_options *base, const cpu_info *cpu,
     m->o.output = OUTPUT_JSON;   /* nothing is printed by the engine */
     m->cpu = cpu;
     m->stop = stop;
+    const char *be = bench_backend_name(&m->o, cpu, NULL);
+    m->pmu = be && (strncmp(be, "perf", 4) == 0 || strncmp(be, "msr", 3) == 0);
+    if (m->pmu && sw_pmu_events(uarch, &m->cycles, &m->all) != 0) {
+        nb_error_set(err, NB_EUNSUPPORTED, "the %s backend needs a core cycles event, and "
+                     "the event table %s has none that nb knows", be, uarch ? uarch : "(none)");
+        sw_meas_free(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -82,6 +153,8 @@ void sw_meas_free(sw_meas *m)
         return;
     for (size_t i = 0; i < CACHE_SIZE; i++)
         free(m->cache[i].key);
+    event_list_free(&m->cycles);
+    event_list_free(&m->all);
     bench_session_free(m->s);
     free(m);
 }
@@ -126,17 +199,67 @@ static int check_instances(const sweep_form *f, const sw_chain *ch, const asm_co
     return 0;
 }
 
-/* The core cycles of a result: CORE_CYCLES (tsc) or the table's cycles
- * event; NAN when the backend gave none. */
-static double cycles_of(const bench_result *r)
+/* The value of event `name` in a result; NAN when absent or unavailable. */
+static double event_value(const bench_result *r, const char *name)
 {
     for (size_t i = 0; i < r->n_ev; i++)
-        if (!r->ev[i].unavailable && strcmp(r->ev[i].name, "CORE_CYCLES") == 0)
-            return r->ev[i].value;
-    for (size_t i = 0; i < r->n_ev; i++)
-        if (!r->ev[i].unavailable && strstr(r->ev[i].name, "CYC"))
+        if (!r->ev[i].unavailable && strcmp(r->ev[i].name, name) == 0)
             return r->ev[i].value;
     return NAN;
+}
+
+/* The core cycles event of a result: CORE_CYCLES (tsc) or the table's
+ * cycles event (a PMU); NULL when absent or unavailable. */
+static const bench_event_result *cycles_event(const sw_meas *m, const bench_result *r)
+{
+    const char *name = m->pmu ? m->cycles.v[0].name : "CORE_CYCLES";
+    for (size_t i = 0; i < r->n_ev; i++)
+        if (!r->ev[i].unavailable && strcmp(r->ev[i].name, name) == 0)
+            return &r->ev[i];
+    return NULL;
+}
+
+/* The engine's uncertainty of one result, per copy: the standard error of
+ * the per-copy differences of its sample pairs (sample i of the second run
+ * was taken next to sample i of the first).  Where the engine states a
+ * value's uncertainty itself, that is the one to take here. */
+static double engine_uncertainty(const bench_result *r, const bench_event_result *e)
+{
+    size_t n = e->n_samples;
+    if (n < 2 || !e->samples[0] || !e->samples[1] || !(r->normalization > 0))
+        return 0;
+    double sum = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (e->samples[1][i] - e->samples[0][i]) / r->normalization;
+        sum += d;
+        sq += d * d;
+    }
+    double mean = sum / (double)n, var = (sq - (double)n * mean * mean) / (double)(n - 1);
+    return var > 0 ? sqrt(var / (double)n) : 0;
+}
+
+/* What else a throughput run counted, per copy: uops, and by port. */
+typedef struct sw_extra {
+    double uops;
+    char ports[160];
+} sw_extra;
+
+static void extra_of(const sw_meas *m, const bench_result *r, double per, sw_extra *x)
+{
+    x->uops = NAN;
+    x->ports[0] = '\0';
+    for (size_t i = 1; i < m->all.n; i++) {
+        const char *name = m->all.v[i].name;
+        double v = event_value(r, name) / per;
+        int k = port_prefix(name);
+        if (k < 0) {
+            x->uops = v;
+        } else if (v >= 0.05) {
+            size_t n = strlen(x->ports);
+            snprintf(x->ports + n, sizeof x->ports - n, "%sp%s:%.2f", n ? " " : "",
+                     name + strlen(port_prefixes[k]), v);
+        }
+    }
 }
 
 /* Copies of the code in a run: about COPY_STATEMENTS statements, fewer
@@ -149,9 +272,11 @@ static long unroll_for(int n_stmts, double slow)
     return unroll < 2 ? 2 : unroll > 200 ? 200 : unroll;
 }
 
-/* Run code (one copy: n_stmts statements) once: cycles per copy. */
+/* Run code (one copy: n_stmts statements) once: cycles per copy (and with
+ * `extra`, on a PMU, what else the run counted). */
 static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int n_stmts,
-                    double slow, double *cycles, nb_error *err)
+                    double slow, double per, double *cycles, double *unc, sw_extra *extra,
+                    nb_error *err)
 {
     bench_code bc = {.code = code->bytes, .code_len = code->size,
                      .init = init->bytes, .init_len = init->size};
@@ -159,14 +284,19 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
     bench_result res;
     memset(&res, 0, sizeof res);
     m->runs++;
-    int rc = bench_session_run(m->s, &m->o, &bc, NULL, 0, m->cpu, &res, err);
+    const nb_event_list *ev = extra && m->pmu ? &m->all : &m->cycles;
+    int rc = bench_session_run(m->s, &m->o, &bc, ev->v, ev->n, m->cpu, &res, err);
     if (rc)
         return rc;
+    if (extra)
+        extra_of(m, &res, per, extra);
     if (!m->backend[0] || res.cal.n_cal) {
         bench_backend_line(&res, m->backend, sizeof m->backend);
         m->tsc_ghz = res.cal.tsc_ghz;
     }
-    *cycles = cycles_of(&res);
+    const bench_event_result *e = cycles_event(m, &res);
+    *cycles = e ? e->value : NAN;
+    *unc = e ? engine_uncertainty(&res, e) : 0;
     bench_result_free(&res);
     if (isnan(*cycles))
         return nb_error_set(err, NB_EUNSUPPORTED, "the %s backend counts no core cycles",
@@ -183,18 +313,22 @@ static int cmp_double(const void *a, const void *b)
 /* Measure (code, init) until two runs agree or RUNS_MAX are taken: cycles
  * per copy divided by `per`.  Returns 0, 1 when stopped, or a status. */
 static int measure_value(sw_meas *m, const asm_code *code, const asm_code *init, int n_stmts,
-                         double per, sw_value *out, nb_error *err)
+                         double per, sw_value *out, sw_extra *extra, nb_error *err)
 {
-    double x[RUNS_MAX];
+    double x[RUNS_MAX], engine = 0;
     int n = 0;
     memset(out, 0, sizeof *out);
     while (n < RUNS_MAX) {
         if (*m->stop)
             return 1;
-        int rc = run_once(m, code, init, n_stmts, n ? x[0] * per : 0, &x[n], err);
+        double u;
+        int rc = run_once(m, code, init, n_stmts, n ? x[0] * per : 0, per, &x[n], &u,
+                          n ? NULL : extra, err);
         if (rc)
             return rc;
         x[n] /= per;
+        if (u / per > engine)
+            engine = u / per;
         n++;
         if (n < RUNS_FIRST)
             continue;
@@ -207,7 +341,7 @@ static int measure_value(sw_meas *m, const asm_code *code, const asm_code *init,
         double mid = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
         double tol = 0.03 * fabs(mid) + 0.03;
         out->v = mid;
-        out->unc = (hi - lo) / 2;
+        out->unc = (hi - lo) / 2 > engine ? (hi - lo) / 2 : engine;
         out->runs = n;
         out->ok = true;
         if (hi - lo <= tol && (n == RUNS_FIRST || n >= 3))
@@ -221,7 +355,7 @@ static int measure_value(sw_meas *m, const asm_code *code, const asm_code *init,
 
 /* Assemble, check and measure a chain: cycles per instance. */
 static int measure_chain(sw_meas *m, const sweep_form *f, const sw_chain *ch, double per,
-                         bool check, sw_value *out, nb_error *err)
+                         bool check, sw_value *out, sw_extra *extra, nb_error *err)
 {
     asm_code code = {0}, init = {0};
     int rc = assemble(ch->code, "chain", &code, err);
@@ -230,7 +364,7 @@ static int measure_chain(sw_meas *m, const sweep_form *f, const sw_chain *ch, do
     if (rc == 0 && check)
         rc = check_instances(f, ch, &code, err);
     if (rc == 0)
-        rc = measure_value(m, &code, &init, ch->n_stmts, per, out, err);
+        rc = measure_value(m, &code, &init, ch->n_stmts, per, out, extra, err);
     asm_code_free(&code);
     asm_code_free(&init);
     return rc;
@@ -261,7 +395,7 @@ static int closer_value(sw_meas *m, const sweep_form *f, const sw_chain *ch, sw_
     snprintf(self.code, sizeof self.code, "%s", ch->closer_self);
     memcpy(self.init, ch->init, sizeof self.init);
     self.n_stmts = 2;
-    int rc = measure_chain(m, f, &self, 1, false, out, err);
+    int rc = measure_chain(m, f, &self, 1, false, out, NULL, err);
     if (rc)
         return rc;
     if (!m->cache[h].key && (m->cache[h].key = strdup(ch->closer_self)))
@@ -277,7 +411,7 @@ static int measure_pair(sw_meas *m, const sweep_form *f, const sw_pair *q, sw_pa
 {
     const sw_chain *ch = &q->chain;
     sw_value M;
-    int rc = measure_chain(m, f, ch, ch->closer ? 1 : ch->instances, true, &M, err);
+    int rc = measure_chain(m, f, ch, ch->closer ? 1 : ch->instances, true, &M, NULL, err);
     if (rc)
         return rc;
     r->m = M;
@@ -335,7 +469,12 @@ static void summarize_latency(sweep_row *row)
 static int measure_tp(sw_meas *m, const sweep_form *f, const sw_plan *p, sweep_row *row,
                       nb_error *err)
 {
-    int rc = measure_chain(m, f, &p->tp, p->tp.instances, true, &row->tp, err);
+    sw_extra x;
+    int rc = measure_chain(m, f, &p->tp, p->tp.instances, true, &row->tp, &x, err);
+    if (rc == 0) {
+        row->uops = x.uops;
+        snprintf(row->ports, sizeof row->ports, "%s", x.ports);
+    }
     if (rc || !p->tp_broken.instances)
         return rc;
     /* instances x throughput well below the latency: no chain holds it up */
@@ -344,7 +483,7 @@ static int measure_tp(sw_meas *m, const sweep_form *f, const sw_plan *p, sweep_r
     sw_value t2;
     nb_error e2;
     nb_error_clear(&e2);
-    rc = measure_chain(m, f, &p->tp_broken, p->tp_broken.instances, true, &t2, &e2);
+    rc = measure_chain(m, f, &p->tp_broken, p->tp_broken.instances, true, &t2, NULL, &e2);
     if (rc == 1)
         return 1;
     if (rc == 0 && t2.v < row->tp.v) {
@@ -360,6 +499,7 @@ int sw_measure_form(sw_meas *m, const sweep_form *f, const sw_plan *p, sweep_row
     memset(row, 0, sizeof *row);
     row->f = f;
     row->plan = p;
+    row->uops = NAN;
     nb_error e;
     for (int k = 0; k < p->n_pairs; k++) {
         if (p->pair[k].not_measured)

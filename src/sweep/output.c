@@ -111,7 +111,10 @@ static int write_text(sw_out *o, const sweep_row *r)
     if (r->tp.ok)
         fmt_value(r->tp.v, false, tp, sizeof tp);
     pairs_text(r, false, pairs, sizeof pairs);
-    fprintf(f, "%-48s %8s %10s  %s%s\n", r->f->name, lat, tp, pairs,
+    char uops[200] = "";
+    if (!isnan(r->uops))
+        snprintf(uops, sizeof uops, "; uops %.2f%s%s", r->uops, r->ports[0] ? " " : "", r->ports);
+    fprintf(f, "%-48s %8s %10s  %s%s%s\n", r->f->name, lat, tp, pairs, uops,
             r->status == SWS_NOISY ? " (noisy)" : "");
     return 0;
 }
@@ -167,8 +170,10 @@ static int write_csv(sw_out *o, const sweep_row *r)
     csv_field(f, !failed && r->has_latency ? (r->latency_bound ? "upper" : "exact") : "", false);
     csv_field(f, pairs, false);
     csv_field(f, tp, false);
-    csv_field(f, "", false);   /* uops: no PMU counts them here */
-    csv_field(f, "", false);   /* ports */
+    char uops[32];
+    num_text(!failed && r->tp.ok, r->uops, uops, sizeof uops);
+    csv_field(f, uops, false);
+    csv_field(f, failed ? "" : r->ports, false);
     csv_field(f, unc, false);
     csv_field(f, status_names[r->status], false);
     csv_field(f, failed ? r->error : "", false);
@@ -240,8 +245,8 @@ static jv *row_json(sw_out *o, const sweep_row *r)
     jv_set(t, "breakers", jv_bool(r->tp_broken));
     jv_set(t, "runs", jv_int(tp ? r->tp.runs : 0));
     jv_set(j, "throughput_chain", t);
-    jv_set(j, "uops", jv_null());
-    jv_set(j, "ports", jv_null());
+    jv_set(j, "uops", num_or_null(tp, r->uops));
+    jv_set(j, "ports", tp && r->ports[0] ? jv_str(r->ports) : jv_null());
     jv *u = jv_obj();
     jv_set(u, "latency", num_or_null(lat, r->latency.unc));
     jv_set(u, "throughput", num_or_null(tp, r->tp.unc));

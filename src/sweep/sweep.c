@@ -11,6 +11,7 @@
  * take over after it and are put back before returning. */
 #include "sweep/sweep.h"
 
+#include <math.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -221,6 +222,7 @@ static int sweep_one(sw_meas *m, sw_out *out, const sweep_form *f, const sw_caps
         row.f = f;
         row.plan = &plan;
         row.status = SWS_ERROR;
+        row.uops = NAN;
         nb_error_format(&e, row.error, sizeof row.error);
     } else {
         rc = sw_measure_form(m, f, &plan, &row, err);
@@ -255,7 +257,7 @@ static int measure_forms(const nb_options *o, const cpu_info *cpu, const nb_fing
                          size_t n, nb_error *err)
 {
     g_stop = 0;
-    sw_meas *m = sw_meas_new(o, cpu, &g_stop, err);
+    sw_meas *m = sw_meas_new(o, cpu, fp->uarch, &g_stop, err);
     if (!m)
         return err->status;
     sw_out out;

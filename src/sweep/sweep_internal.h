@@ -295,6 +295,8 @@ typedef struct sweep_row {
     sw_value tp;           /* reciprocal throughput, cycles */
     bool tp_broken;        /* tp came from the block with breakers */
     sw_pair_result pair[SW_MAX_PAIRS];
+    double uops;           /* retired uops per instance (PMU), NAN: none */
+    char ports[160];       /* uops per instance by port: "p0:0.50 p1:0.50", "" */
     bool has_latency;
     sw_value latency;      /* the largest pair */
     double latency_lower;
@@ -304,10 +306,19 @@ typedef struct sweep_row {
 typedef struct sw_meas sw_meas;
 
 /* A measuring context: one bench session for the whole sweep, runs with
- * `base`'s backend, CPU and timeout.  *stop set (a signal) ends a form
- * early.  NULL with *err filled on failure. */
-sw_meas *sw_meas_new(const nb_options *base, const cpu_info *cpu,
+ * `base`'s backend, CPU and timeout; on a PMU backend it counts the event
+ * table `uarch`'s core cycles, and for throughput blocks retired uops and
+ * uops by port where the table has them (sw_pmu_events).  *stop set (a
+ * signal) ends a form early.  NULL with *err filled on failure. */
+sw_meas *sw_meas_new(const nb_options *base, const cpu_info *cpu, const char *uarch,
                      const volatile sig_atomic_t *stop, nb_error *err);
+
+/* The PMU events of a sweep from table `uarch`: the core cycles event (the
+ * first the table has of the unhalted-cycles names) into *cycles, that and
+ * the retired-uops event and the per-port dispatch events into *all.
+ * Returns 0, or NB_EUNSUPPORTED when the table has no cycles event. */
+struct nb_event_list;
+int sw_pmu_events(const char *uarch, struct nb_event_list *cycles, struct nb_event_list *all);
 void sw_meas_free(sw_meas *m);
 
 /* Measure form f with plan p into *row.  Returns 0 (faults and errors are
