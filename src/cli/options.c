@@ -120,10 +120,10 @@ static const opt_def opts[] = {
     {"help", OPT_FLAG, OFF(help), 0, 0, 0, NULL, EXT, NULL, "this help"},
     {"version", OPT_FLAG, OFF(version), 0, 0, 0, NULL, EXT, NULL, "print nb's version"},
     /* -sweep */
-    {"sweep", OPT_FLAG, OFF(sweep), 0, 0, 0, NULL, SWEEP, NULL, "measure every instruction form this CPU runs in user mode: latency per\noperand pair and throughput, uops.info's method (-output text|csv|json)"},
-    {"sweep_list", OPT_FLAG, OFF(sweep_list), 0, 0, 0, NULL, SWEEP, NULL, "list the forms -sweep would measure, one a line, measure nothing;\nwith -verbose (-v) also each skipped form and why"},
-    {"sweep_filter", OPT_STRING, OFF(sweep_filter), 0, 0, 0, NULL, SWEEP, "<regex>", "only forms whose name matches (POSIX extended regex), e.g. '^v?addp'"},
-    {"sweep_shard", OPT_SHARD, OFF(sweep_shard), OFF(sweep_shards), 1, 4096, NULL, SWEEP, "<i/n>", "only the i-th of n parts (by a hash of the form name), for n machines"},
+    {"sweep", OPT_FLAG, OFF(sweep), 0, 0, 0, NULL, SWEEP, NULL, "measure every form this CPU runs in user mode: latency\nby operand pair and throughput, uops.info's method"},
+    {"sweep_list", OPT_FLAG, OFF(sweep_list), 0, 0, 0, NULL, SWEEP, NULL, "list the forms -sweep measures, one a line; with\n-verbose (-v) also the skipped ones and why"},
+    {"sweep_filter", OPT_STRING, OFF(sweep_filter), 0, 0, 0, NULL, SWEEP, "<regex>", "only forms whose name matches (POSIX ERE): '^v?addp'"},
+    {"sweep_shard", OPT_SHARD, OFF(sweep_shard), OFF(sweep_shards), 1, 4096, NULL, SWEEP, "<i/n>", "only part i of n (by a hash of the form name),\none part per machine"},
     /* -mess */
     {"mess_size", OPT_SIZE, MOFF(size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "pointer-chase buffer (K/M/G suffixes); default 2x the\nlast-level cache from CPUID, at least 64M"},
     {"mess_gen_size", OPT_SIZE, MOFF(gen_size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "buffer of each generator; default max(2x LLC / generators, 64M)"},
@@ -507,7 +507,7 @@ void options_print_help(FILE *f)
                "With -loop_count > 0 the code must not modify R15 (the loop counter).\n");
     fputs("\nInstruction tables (uops.info's method): nb -sweep [options]\n", f);
     print_group(f, OPT_SWEEP, OPT_SWEEP, 22);
-    fputs("  -output, -cpu, -timeout and -verbose apply as above.\n", f);
+    fputs("  -output text|csv|json, -cpu and -timeout apply as above.\n", f);
     fputc('\n', f);
     options_print_mess_help(f);
 }

@@ -201,10 +201,8 @@ static const char *pair_refused(const sweep_form *f, int from, bool addr, int to
         return from == to ? NULL : "memory to other memory";
     if (a->kind == SWK_FLAGS && o->kind == SWK_FLAGS)
         return (a->flags_read & o->flags_written) ? NULL : "the flags read are not written";
-    if (o->kind == SWK_FLAGS && a->kind != SWK_GPR)
-        return "flags chain back only into a general-purpose register";
-    if (a->kind == SWK_FLAGS && o->kind == SWK_MEM)
-        return "flags chain into memory only through a register";
+    if (o->kind == SWK_FLAGS && a->kind != SWK_GPR && a->kind != SWK_VEC && a->kind != SWK_MEM)
+        return "flags chain back only into a general-purpose or vector register or memory";
     if (dd && (a->kind != SWK_GPR || o->kind != SWK_GPR))
         return "DIV and IDIV are measured through registers with stated values";
     return NULL;
@@ -386,12 +384,22 @@ static bool pair_closer(sw_cb *b, const sw_pair *q, const sw_loc *out, const sw_
     if (k2 == SWC_NONE)
         return false;
     ch->closer = (uint8_t)kind;
+    ch->closer_mem = out->cls == SWK_MEM || in->cls == SWK_MEM;
     ch->min_back = min_back;
     ch->min_fwd = min_fwd;
     closer_name(text, ch->closer_name, sizeof ch->closer_name);
     snprintf(ch->closer_self, sizeof ch->closer_self, "%.250s; %.250s", text, back);
     (void)q;
     return true;
+}
+
+static bool same_register(const sweep_form *f, int a, int b)
+{
+    const sw_op *x = &f->op[a], *y = &f->op[b];
+    return x->fixed && y->fixed && x->kind == SWK_GPR && y->kind == SWK_GPR &&
+           ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, (ZydisRegister)x->reg) ==
+               ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+                                                (ZydisRegister)y->reg);
 }
 
 /* One pair's chain; q->not_measured says why when there is none. */
@@ -419,7 +427,9 @@ static void build_pair(const sweep_form *f, const sw_caps *caps, sw_pair *q)
     } else {
         sw_loc in = input_loc(&b, q, L), out = output_loc(&b, q, L);
         char text[256] = "";
-        bool natural = q->from == q->to && !q->from_addr;
+        /* the same operand, or one register read and written as two
+         * (cbw: al in, ax out) */
+        bool natural = !q->from_addr && (q->from == q->to || same_register(f, q->from, q->to));
         if ((!natural || b.dd) && !pair_closer(&b, q, &out, &in, text, sizeof text)) {
             q->not_measured = "nb has no closer between these kinds";
             return;

@@ -76,6 +76,7 @@ void sw_cb_init(sw_cb *b, const sweep_form *f, const sw_caps *caps, sw_chain *ch
     b->caps = caps;
     b->ch = ch;
     memset(b->konst, -1, sizeof b->konst);
+    b->scratch = -1;
     b->taken[SWK_GPR] = 1u << GPR_RSP | 1u << GPR_R14;
     if (f->enc != SWE_EVEX || !caps->avx512f)
         b->taken[SWK_VEC] = 0xFFFF0000u;
@@ -574,6 +575,20 @@ static bool mem_move(sw_cb *b, const sw_loc *r, const sw_loc *m, bool store, cha
     return true;
 }
 
+/* The widest general-purpose access within a memory operand of `bits`. */
+static unsigned mem_width(unsigned bits)
+{
+    return bits >= 64 ? 64 : bits >= 32 ? 32 : bits >= 16 ? 16 : 8;
+}
+
+/* A general-purpose register only a closer uses (one per chain). */
+static int scratch(sw_cb *b)
+{
+    if (b->scratch < 0)
+        b->scratch = (int8_t)sw_alloc(b, SWK_GPR);
+    return b->scratch;
+}
+
 /* Across register files, or through flags; SWC_NONE where nb has none. */
 static int cross(sw_cb *b, const sw_loc *from, const sw_loc *to, char *buf, size_t len,
                  double *min)
@@ -621,6 +636,34 @@ static int cross(sw_cb *b, const sw_loc *from, const sw_loc *to, char *buf, size
                  vec_name(from->reg, 128, y, sizeof y));
     else if (f == SWK_MASK && t == SWK_FLAGS)
         snprintf(buf, len, "kortestw k%d, k%d", from->reg, from->reg);
+    else if (f == SWK_FLAGS && t == SWK_VEC && (to->reg < 16 || c->avx512f)) {
+        /* through a scratch register of its own */
+        int s = scratch(b);
+        if (s < 0)
+            return SWC_NONE;
+        snprintf(buf, len, "set%s %s; %smovq %s, %s", cc_of(from->flag), sw_gpr_name(s, 8), v,
+                 vec_name(to->reg, 128, x, sizeof x), sw_gpr_name(s, 64));
+    } else if (f == SWK_FLAGS && t == SWK_MEM && to->idx < 0) {
+        /* a store as wide as the operand (up to 64 bits), so that the
+         * form's load can forward from it */
+        char m[48];
+        mem_text(to, m, sizeof m);
+        unsigned w = mem_width(to->bits);
+        int s = scratch(b);
+        if (s < 0)
+            return SWC_NONE;
+        if (w == 8)
+            snprintf(buf, len, "set%s %s%s", cc_of(from->flag), ptr_word(8), m);
+        else
+            snprintf(buf, len, "set%s %s; mov %s%s, %s", cc_of(from->flag), sw_gpr_name(s, 8),
+                     ptr_word(w), m, sw_gpr_name(s, w));
+        *min = 0;
+    } else if (f == SWK_MEM && t == SWK_FLAGS) {
+        char m[48];
+        mem_text(from, m, sizeof m);
+        snprintf(buf, len, "cmp %s%s, 0", ptr_word(mem_width(from->bits)), m);
+        *min = 0;
+    }
     else if (t == SWK_MEM && f != SWK_MEM && to->idx < 0) {
         *min = 0;   /* a store: forwarding can make it free */
         return mem_move(b, from, to, true, buf, len) ? SWC_BOUND : SWC_NONE;

@@ -10,7 +10,10 @@
  * gets a fresh measuring process.
  *
  * A value is measured twice; when the two differ by more than 3% (and
- * 0.03 cycles) up to three more runs are taken and the median kept.  Its
+ * 0.03 cycles) up to three more runs are taken and the median kept.  A run
+ * during which the tsc backend saw its 1-cycle ALU chains slowed by more
+ * than 5% (a busy sibling hyperthread) is taken again, up to three times
+ * a value; kept anyway, it marks the value noisy.  Its
  * uncertainty is half the spread of the runs kept (the outer two dropped
  * from five), or the engine's own (engine_uncertainty) where that is
  * larger.
@@ -22,7 +25,8 @@
  * each of the two takes at least its `min`: with M the chain's cycles per
  * copy, the pair lies in [M - R + min_fwd, M - min_back]; the upper end is
  * the value reported, and it is marked a bound unless the interval is
- * narrower than a quarter cycle. */
+ * narrower than a quarter cycle (never through memory: the chain's store
+ * and load may forward worse than the round trip's, which have one width). */
 #include "sweep/sweep_internal.h"
 
 #include <math.h>
@@ -40,6 +44,8 @@
 #define RUNS_MAX 5
 #define COPY_STATEMENTS 600   /* statements per copy x copies, about */
 #define COPY_CYCLES 40000.0   /* cycles of a run's copies, at most (cpuid) */
+#define BUSY_SLOWDOWN 0.05    /* a run whose 1-cycle ALU chains ran this much slow */
+#define BUSY_RETAKES 3        /* is taken again, this many times a value */
 
 typedef struct cache_entry {
     char *key;
@@ -275,8 +281,8 @@ static long unroll_for(int n_stmts, double slow)
 /* Run code (one copy: n_stmts statements) once: cycles per copy (and with
  * `extra`, on a PMU, what else the run counted). */
 static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int n_stmts,
-                    double slow, double per, double *cycles, double *unc, sw_extra *extra,
-                    nb_error *err)
+                    double slow, double per, double *cycles, double *unc, double *alu,
+                    sw_extra *extra, nb_error *err)
 {
     bench_code bc = {.code = code->bytes, .code_len = code->size,
                      .init = init->bytes, .init_len = init->size};
@@ -297,6 +303,7 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
     const bench_event_result *e = cycles_event(m, &res);
     *cycles = e ? e->value : NAN;
     *unc = e ? engine_uncertainty(&res, e) : 0;
+    *alu = res.cal.alu_slowdown;
     bench_result_free(&res);
     if (isnan(*cycles))
         return nb_error_set(err, NB_EUNSUPPORTED, "the %s backend counts no core cycles",
@@ -316,16 +323,22 @@ static int measure_value(sw_meas *m, const asm_code *code, const asm_code *init,
                          double per, sw_value *out, sw_extra *extra, nb_error *err)
 {
     double x[RUNS_MAX], engine = 0;
-    int n = 0;
+    int n = 0, retakes = 0;
+    bool busy_kept = false;
     memset(out, 0, sizeof *out);
     while (n < RUNS_MAX) {
         if (*m->stop)
             return 1;
-        double u;
-        int rc = run_once(m, code, init, n_stmts, n ? x[0] * per : 0, per, &x[n], &u,
+        double u, alu;
+        int rc = run_once(m, code, init, n_stmts, n ? x[0] * per : 0, per, &x[n], &u, &alu,
                           n ? NULL : extra, err);
         if (rc)
             return rc;
+        if (alu > BUSY_SLOWDOWN) {   /* the sibling hyperthread was busy */
+            if (retakes++ < BUSY_RETAKES)
+                continue;
+            busy_kept = true;
+        }
         x[n] /= per;
         if (u / per > engine)
             engine = u / per;
@@ -344,6 +357,7 @@ static int measure_value(sw_meas *m, const asm_code *code, const asm_code *init,
         out->unc = (hi - lo) / 2 > engine ? (hi - lo) / 2 : engine;
         out->runs = n;
         out->ok = true;
+        out->noisy = busy_kept;
         if (hi - lo <= tol && (n == RUNS_FIRST || n >= 3))
             return 0;
         if (n >= 3 && out->unc <= tol)
@@ -435,7 +449,7 @@ static int measure_pair(sw_meas *m, const sweep_form *f, const sw_pair *q, sw_pa
     r->m.v = upper;
     r->m.unc = M.unc + S.unc;
     r->lower = lower < 0 ? 0 : lower;
-    r->bound = upper - r->lower > 0.25 + r->m.unc;
+    r->bound = upper - r->lower > 0.25 + r->m.unc || ch->closer_mem;
     return 0;
 }
 

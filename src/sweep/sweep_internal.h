@@ -160,6 +160,9 @@ typedef struct sw_chain {
     char closer_self[512];      /* one copy of the closer's own chain */
     double min_back, min_fwd;   /* SWC_BOUND: the least the closer and its
                                    way back can take (cycles) */
+    bool closer_mem;            /* through memory: forwarding between
+                                   accesses of other widths than the round
+                                   trip's can cost more, so never exact */
 } sw_chain;
 
 typedef struct sw_pair {
@@ -215,6 +218,7 @@ typedef struct sw_cb {
     long long line_val[64];          /* a line's first qword, when stated */
     uint64_t line_has_val;
     int8_t konst[SWK_X87 + 1];       /* constant registers (breakers), -1 */
+    int8_t scratch;                  /* a GPR a closer uses, -1 */
     bool dd;                         /* data-dependent (div): stated values */
     char fp;                         /* vector values: 'f' 1.0f, 'd' 1.0 */
     bool overflow;                   /* the text did not fit */

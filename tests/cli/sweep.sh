@@ -92,7 +92,12 @@ done < "$tmp/replay"
 # ---- interrupted: the rows written stay valid ----
 "$NB" -sweep -sweep_filter '^v' -output json > "$tmp/i.json" 2> "$tmp/i.err" &
 pid=$!
-sleep 3
+# the signal once the first rows are out (valgrind takes its time)
+for _ in $(seq 600); do
+    [ "$(wc -l < "$tmp/i.json")" -ge 5 ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.1
+done
 kill -TERM $pid
 wait $pid
 rc=$?

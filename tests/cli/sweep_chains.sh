@@ -3,9 +3,10 @@
 # machine has:
 #   tsc  each form's latency pair or throughput, as the sweep measured it,
 #        against the same dependency written out by hand and measured with
-#        nb -asm (as bench/accuracy does): within 5% or 0.1 cycles, after a
-#        second try of both.  A host too busy to judge (a 1-cycle ADD chain
-#        off by more than 4%) makes the test skip, not pass.
+#        nb -asm (as bench/accuracy does): within 5% or 0.1 cycles, or else
+#        the medians of three on each side are.  A host too busy to judge
+#        (a 1-cycle ADD chain, the median of three, off by more than 4%)
+#        makes the test skip.
 #   emu  every chain the sweep measured for those forms, run under the
 #        emulated PMU: exactly as many instructions retired per copy as the
 #        chain has statements, and the loads and stores its memory operands
@@ -81,7 +82,7 @@ def cycles(code, init, per=1.0):
 
 def busy():
     vals = [cycles("add rax, rax", "") for _ in range(3)]
-    return any(abs(v - 1) > 0.04 for v in vals), vals
+    return abs(sorted(vals)[1] - 1) > 0.04, vals
 
 
 def hand(case):
@@ -125,8 +126,11 @@ rows = sweep(sorted({c[0] for c in cases}))
 bad = []
 for c in cases:
     got, want = value(rows[c[0]], c[1]), hand(c)
-    if abs(got - want) > max(0.1, 0.05 * want):   # a second try of both
-        got, want = value(sweep([c[0]])[c[0]], c[1]), hand(c)
+    if abs(got - want) > max(0.1, 0.05 * want):
+        # a second try of both: the median of three on each side (a busy
+        # host's single runs stray, both ways: the clock's calibration too)
+        got = sorted([got] + [value(sweep([c[0]])[c[0]], c[1]) for _ in range(2)])[1]
+        want = sorted([want] + [hand(c) for _ in range(2)])[1]
         if abs(got - want) > max(0.1, 0.05 * want):
             bad.append(f"{c[0]} {c[1]}: sweep {got:.2f}, by hand {want:.2f} ({c[2]})")
 if bad:
