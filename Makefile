@@ -18,7 +18,7 @@ LIBOBJ  := $(filter-out $(BUILD)/obj/src/main.o,$(OBJ))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 DATA    := $(sort $(wildcard data/*.txt))
 
-.PHONY: all test unit cli asan clang-test fuzz clean golden check-data bench lint valgrind valgrind-run
+.PHONY: all test test-deps hwcheck unit cli asan clang-test fuzz clean golden check-data bench lint valgrind valgrind-run
 all: $(BUILD)/nb
 
 $(ZYDIS_LIB):
@@ -61,12 +61,25 @@ $(BUILD)/obj/src/events/evdb.o: | $(BUILD)/gen/evtables.c
 $(BUILD)/nb: $(OBJ) $(ZYDIS_LIB)
 	$(CC) $(STATIC) $(ALL_CFLAGS) $(OBJ) $(ZYDIS_LIB) -lm -o $@
 
-$(BUILD)/tests/%: tests/%.c $(LIBOBJ) $(ZYDIS_LIB)
+$(BUILD)/tests/%: tests/%.c $(LIBOBJ) $(ZYDIS_LIB) | test-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests $< $(LIBOBJ) $(ZYDIS_LIB) -lcmocka -lm -o $@
 
+# The unit tests need cmocka, which the plain ./build.sh does not install
+# (building nb does not need it): say so instead of a compiler error.
+test-deps:
+	@printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\n' \
+	    | $(CC) -E -x c - > /dev/null 2>&1 || { echo "make test needs libcmocka-dev (and python3-jsonschema for the" \
+	    "output checks): run ./build.sh --dev, which installs the test tools" >&2; exit 1; }
+
+# A check of the perf and msr backends on real hardware, run by hand
+# (tests/pmu/hwcheck.c); make test builds it so that it keeps linking.
+hwcheck: $(BUILD)/hwcheck
+$(BUILD)/hwcheck: tests/pmu/hwcheck.c $(LIBOBJ) $(ZYDIS_LIB)
+	$(CC) $(STATIC) $(ALL_CFLAGS) $< $(LIBOBJ) $(ZYDIS_LIB) -lm -o $@
+
 # make test: every cmocka unit test, then the command-line tests.
-test: $(BUILD)/nb $(TESTS)
+test: $(BUILD)/nb $(TESTS) $(BUILD)/hwcheck
 	@NB=$(BUILD)/nb BUILD=$(BUILD) tests/run_all.sh $(TESTS)
 
 # ASan + UBSan build of everything, then the same tests.
@@ -116,6 +129,6 @@ bench: $(BUILD)/nb
 	@for b in bench/*; do [ -x "$$b" ] && BUILD=$(BUILD) ZYDIS_DIR=$(ZYDIS_DIR) CC=$(CC) "$$b"; done
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/nb $(BUILD)/gentables build/asan build/clang build/fuzz build/vg
+	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/nb $(BUILD)/hwcheck $(BUILD)/gentables build/asan build/clang build/fuzz build/vg
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -8,6 +8,7 @@
  * error (nb_error_print) and turns the status into the exit code
  * (sys/status.h), after everything acquired has been released. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,13 +19,14 @@
 #include "cli/options.h"
 #include "cli/run.h"
 #include "events/evdb.h"
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "mess/mess.h"
 #include "report/fingerprint.h"
 #include "report/output.h"
 #include "sweep/sweep.h"
 #include "sys/cpu.h"
 #include "sys/error.h"
+#include "sys/restore.h"
 #include "sys/status.h"
 #include "sys/version.h"
 
@@ -156,11 +158,44 @@ static int nb_main(int argc, char **argv, nb_error *err)
     return command(&o, err);
 }
 
+/* A standard stream nb was started without (closed descriptor 0, 1 or 2)
+ * is held by /dev/null, opened for the other direction for 0 and 1: the
+ * number is not handed to a file nb opens (whose contents the results would
+ * then overwrite), and reading stdin or writing stdout fails with EBADF, which
+ * is reported. */
+static void hold_std_fds(void)
+{
+    static const int flags[3] = {O_WRONLY, O_RDONLY, O_WRONLY};
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int got = open("/dev/null", flags[fd]);
+            if (got >= 0 && got != fd)   /* not the lowest free number: cannot be */
+                close(got);
+        }
+}
+
+/* What nb wrote to standard output must have arrived: a write error not
+ * reported yet (-help, the listings, -mess into a full disk) is the error
+ * (a closed pipe's is quiet: whoever read is gone). */
+static int check_stdout(int st, nb_error *err)
+{
+    errno = 0;
+    if (st != NB_OK || (fflush(stdout) == 0 && !ferror(stdout)))
+        return st;
+    if (errno == EPIPE)
+        return NB_ESYSTEM;
+    return nb_error_set(err, NB_ESYSTEM, "cannot write to standard output: %s",
+                        errno ? strerror(errno) : "an earlier write failed");
+}
+
 int main(int argc, char **argv)
 {
+    hold_std_fds();
+    /* From here on, a signal that would end nb says so and restores. */
+    restore_install_signals();
     nb_error err;
     nb_error_clear(&err);
-    int st = nb_main(argc, argv, &err);
+    int st = check_stdout(nb_main(argc, argv, &err), &err);
     if (st && err.status)
         nb_error_print(stderr, &err);
     return nb_status_exit_code(st);

@@ -34,8 +34,8 @@ static void test_bytes_match_as(void **state)
     int bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         asm_code code;
-        asm_error err;
-        int rc = asm_assemble(cases[i].src, &code, &err);
+        nb_error err;
+        int rc = asm_assemble(cases[i].src, "asm", &code, &err);
         if (rc) {
             printf("%s: '%s': error %d:%d %s\n", cases[i].family, cases[i].src, err.line,
                    err.col, err.message);
@@ -77,8 +77,8 @@ static void test_nop_bytes(void **state)
         char src[16];
         snprintf(src, sizeof src, "|%d", n);
         asm_code code;
-        asm_error err;
-        assert_int_equal(asm_assemble(src, &code, &err), 0);
+        nb_error err;
+        assert_int_equal(asm_assemble(src, "asm", &code, &err), 0);
         assert_int_equal(code.size, (size_t)n);
         to_hex(code.bytes, code.size, hex);
         assert_string_equal(hex, want[n]);
@@ -94,9 +94,9 @@ static void test_statement_list(void **state)
 {
     (void)state;
     asm_code code;
-    asm_error err;
+    nb_error err;
     const char *src = "l: add rax, rbx ;  nop\n  |3\n2*|inc rcx|";
-    assert_int_equal(asm_assemble(src, &code, &err), 0);
+    assert_int_equal(asm_assemble(src, "asm", &code, &err), 0);
     assert_int_equal(code.n_stmts, 6);
     assert_string_equal(code.stmts[0].text, "l:");
     assert_int_equal(code.stmts[0].size, 0);
@@ -122,14 +122,14 @@ static void test_empty_input(void **state)
 {
     (void)state;
     asm_code code;
-    asm_error err;
-    assert_int_equal(asm_assemble("", &code, &err), 0);
+    nb_error err;
+    assert_int_equal(asm_assemble("", "asm", &code, &err), 0);
     assert_int_equal(code.size, 0);
     asm_code_free(&code);
-    assert_int_equal(asm_assemble(" ; ;\n\n# only a comment\n", &code, &err), 0);
+    assert_int_equal(asm_assemble(" ; ;\n\n# only a comment\n", "asm", &code, &err), 0);
     assert_int_equal(code.size, 0);
     asm_code_free(&code);
-    assert_int_equal(asm_assemble("0*|nop|", &code, &err), 0);
+    assert_int_equal(asm_assemble("0*|nop|", "asm", &code, &err), 0);
     assert_int_equal(code.size, 0);
     asm_code_free(&code);
 }
@@ -139,8 +139,8 @@ static void test_large_repetition(void **state)
 {
     (void)state;
     asm_code code;
-    asm_error err;
-    assert_int_equal(asm_assemble("100000*|add rax, rbx; |2|", &code, &err), 0);
+    nb_error err;
+    assert_int_equal(asm_assemble("100000*|add rax, rbx; |2|", "asm", &code, &err), 0);
     assert_int_equal(code.size, 500000);
     assert_int_equal(code.n_stmts, 200000);
     assert_memory_equal(code.bytes + 499995, "\x48\x01\xd8\x66\x90", 5);
@@ -153,7 +153,7 @@ static void test_large_repetition(void **state)
     char *p = src;
     for (size_t i = 0; i < n; i++)
         p += sprintf(p, "imul rcx, rdx\n");
-    assert_int_equal(asm_assemble(src, &code, &err), 0);
+    assert_int_equal(asm_assemble(src, "asm", &code, &err), 0);
     assert_int_equal(code.size, 4 * n);
     asm_code_free(&code);
     free(src);
@@ -171,8 +171,8 @@ static void test_many_labels(void **state)
     for (size_t i = 0; i < n; i++)
         p += sprintf(p, "%zu: nop; x%zu: jmp %zub; jmp x%zu\n", i % 7, i, i % 7, i);
     asm_code code;
-    asm_error err;
-    assert_int_equal(asm_assemble(src, &code, &err), 0);
+    nb_error err;
+    assert_int_equal(asm_assemble(src, "asm", &code, &err), 0);
     assert_int_equal(code.size, 5 * n);
     for (size_t i = 0; i < n; i++) {
         assert_memory_equal(code.bytes + 5 * i, "\x90\xeb\xfd\xeb\xfc", 5);
@@ -192,8 +192,8 @@ static void test_disasm_and_listing(void **state)
     assert_int_equal(asm_disasm_one(bad, sizeof bad, 0, buf, sizeof buf), 0);
 
     asm_code code;
-    asm_error err;
-    assert_int_equal(asm_assemble("top: add rax, rbx; jnz top; .byte 1", &code, &err), 0);
+    nb_error err;
+    assert_int_equal(asm_assemble("top: add rax, rbx; jnz top; .byte 1", "asm", &code, &err), 0);
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
@@ -239,8 +239,8 @@ static void test_more_diagnostics(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         asm_code code;
-        asm_error err;
-        int rc = asm_assemble(bad[i].src, &code, &err);
+        nb_error err;
+        int rc = asm_assemble(bad[i].src, "asm", &code, &err);
         if (rc == 0) {
             asm_code_free(&code);
             fail_msg("'%s' assembled, must fail", bad[i].src);

@@ -1,6 +1,6 @@
 /* One test per assembler error class (issue 2): each bad input must fail with
  * NB_EINPUT, a message naming the problem, and the line and column of the
- * offending token; asm_error_print must put the caret under that column.
+ * offending token; nb_error_print must put the caret under that column.
  * Messages are matched on the words that carry the meaning, case-insensitively,
  * so rewording stays possible. */
 #include <stdarg.h>
@@ -31,8 +31,8 @@ static void expect_error_at(const char *text, int line, int col, int col_alt,
                             const char *const *words)
 {
     asm_code code = {0};
-    asm_error err = {0};
-    int rc = asm_assemble(text, &code, &err);
+    nb_error err;
+    int rc = asm_assemble(text, "asm", &code, &err);
     if (rc == 0) {
         asm_code_free(&code);
         fail_msg("'%s' assembled (%zu bytes) but must fail", text, code.size);
@@ -50,7 +50,7 @@ static void expect_error_at(const char *text, int line, int col, int col_alt,
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    asm_error_print(f, "asm", &err);
+    nb_error_print(f, &err);
     fclose(f);
     char head[64];
     snprintf(head, sizeof head, "nb: asm:%d:%d: ", err.line, err.col);
@@ -74,6 +74,31 @@ static void expect_error_at(const char *text, int line, int col, int col_alt,
 }
 
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* C comments are blanks, as GNU as takes them, on one line or several
+ * (whose newlines end no statement); one never closed is an error where it
+ * opens, and lines after a multi-line comment keep their numbers. */
+static void test_c_comments(void **s)
+{
+    (void)s;
+    static const struct { const char *text; size_t size; } ok[] = {
+        {"add rax, rbx /* sum */; nop", 4},
+        {"/* a\nb */ nop; /* x */ /* y */ inc rax # z", 4},
+        {"nop /**/", 1},
+        {"/* only a comment */", 0},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        asm_code code = {0};
+        nb_error err;
+        if (asm_assemble(ok[i].text, "asm", &code, &err) != 0)
+            fail_msg("'%s': %s", ok[i].text, err.message);
+        assert_int_equal(code.size, ok[i].size);
+        asm_code_free(&code);
+    }
+    expect_error_at("nop /* open", 1, 5, 5, (const char *const[]){"unterminated", NULL});
+    expect_error_at("nop\n/* x\n*/ add rax, rxa", 3, 13, 13,
+                    (const char *const[]){"unknown register", NULL});
+}
 
 static void test_unknown_mnemonic(void **s)
 {
@@ -169,8 +194,8 @@ static void test_high_byte_with_rex(void **s)
     const char *bad[] = {"mov ah, sil", "add r8b, ah", "movzx r9d, bh", "mov ch, byte ptr [r12]"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         asm_code code = {0};
-        asm_error err = {0};
-        if (asm_assemble(bad[i], &code, &err) == 0) {
+        nb_error err;
+        if (asm_assemble(bad[i], "asm", &code, &err) == 0) {
             asm_code_free(&code);
             fail_msg("'%s' assembled but must fail (high byte register with REX)", bad[i]);
         }
@@ -185,10 +210,10 @@ static void test_trailing_junk(void **s)
 {
     (void)s;
     asm_code code = {0};
-    asm_error err = {0};
+    nb_error err;
     const char *bad[] = {"add rax, rbx junk", "mov eax, [rax+rbx*3]", "mov eax, [rax", "nop,"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        if (asm_assemble(bad[i], &code, &err) == 0) {
+        if (asm_assemble(bad[i], "asm", &code, &err) == 0) {
             asm_code_free(&code);
             fail_msg("'%s' assembled but must fail", bad[i]);
         }
@@ -211,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_branch_out_of_range),
         cmocka_unit_test(test_nop_size),
         cmocka_unit_test(test_nested_repetition),
+        cmocka_unit_test(test_c_comments),
         cmocka_unit_test(test_high_byte_with_rex),
         cmocka_unit_test(test_trailing_junk),
     };

@@ -169,9 +169,9 @@ static void check_by_line(const char *file, const lines *src, const lines *hex, 
 {
     for (size_t i = 0; i < src->n; i++) {
         asm_code code = {0};
-        asm_error err = {0};
-        if (asm_assemble(src->v[i], &code, &err) != 0) {
-            char msg[300];
+        nb_error err;
+        if (asm_assemble(src->v[i], "asm", &code, &err) != 0) {
+            char msg[sizeof err.message + 32];
             snprintf(msg, sizeof msg, "%d:%d: %s", err.line, err.col, err.message);
             check_line(file, i + 1, src->v[i], hex->v[i], NULL, 0, msg, t);
             continue;
@@ -185,8 +185,8 @@ static void check_whole(const char *file, const char *text, const lines *src, co
                         tally *t)
 {
     asm_code code = {0};
-    asm_error err = {0};
-    if (asm_assemble(text, &code, &err) != 0) {
+    nb_error err;
+    if (asm_assemble(text, "asm", &code, &err) != 0) {
         /* One line for the file, not one per statement: the cause is one. */
         printf("MISMATCH %s:%d: %s | whole file (%zu statements) rejected: %d:%d: %s\n", file,
                err.line, err.line >= 1 && (size_t)err.line <= src->n ? src->v[err.line - 1] : "?",

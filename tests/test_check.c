@@ -14,8 +14,8 @@
 static int check_text(const char *text, check_rules rules, nb_error *e)
 {
     asm_code code;
-    asm_error aerr;
-    if (asm_assemble(text, &code, &aerr) != 0)
+    nb_error aerr;
+    if (asm_assemble(text, "asm", &code, &aerr) != 0)
         fail_msg("'%s' does not assemble", text);
     nb_error_clear(e);
     int rc = check_code(&code, "asm", rules, e);

@@ -154,7 +154,7 @@ static void test_loop_count(void **state)
 
 /* The reading of a program whose one counter (rdpmc 0) counts the
  * instructions it retires, stepped by the emulator (pmu/emu_step.h). */
-static uint64_t instructions_read(codegen_params *p)
+static uint64_t instructions_read(codegen_params *p, bool runs)
 {
     static const codegen_read rd = {PMU_READ_RDPMC, 0};
     pmu_counter c = {.read = PMU_READ_RDPMC, .rdpmc_ecx = 0, .emu = EMU_BIT(EMU_INSTRUCTIONS)};
@@ -168,7 +168,7 @@ static uint64_t instructions_read(codegen_params *p)
     emu_prog e = {.entry = (void (*)(void))(void *)pr.base, .lo = b, .hi = b + pr.code_len,
                   .map_end = b + pr.map_len, .epilogue = b + pr.epilogue_off};
     assert_int_equal(emu_step_begin(&c, 1), 0);
-    emu_step_result r = emu_step_call(&e, 0);
+    emu_step_result r = emu_step_call(&e, 0, runs);
     emu_step_end();
     assert_false(r.over || r.unknown);
     uint64_t v = pr.data->m2[0] - pr.data->m1[0];
@@ -212,15 +212,18 @@ static void test_magic_pause(void **state)
         skip();
     }
     p.no_mem = true;
-    for (int bmi2 = 0; bmi2 < 2; bmi2++) {
-        p.bmi2 = bmi2 && has_bmi2();
+    /* every instruction stepped, and plain stretches run natively (the
+     * stepper's runs): the same counts */
+    for (int mode = 0; mode < 4; mode++) {
+        bool runs = mode & 1;
+        p.bmi2 = (mode & 2) && has_bmi2();
         uint64_t v[2][2];   /* [paused][iterations 1000, 10] */
         for (int k = 0; k < 2; k++) {
             code[9] = k ? 10 : 0xE8, code[10] = k ? 0 : 0x03;
             p.code = code, p.code_len = n;
-            v[1][k] = instructions_read(&p);
+            v[1][k] = instructions_read(&p, runs);
             p.code = code + 8, p.code_len = spin_end - 8;   /* the spin alone, counted */
-            v[0][k] = instructions_read(&p);
+            v[0][k] = instructions_read(&p, runs);
         }
         /* the window of one -no_mem counter holds 10 instructions of the
          * harness (after the first read: the RDPMC itself, LFENCE, two to

@@ -26,8 +26,9 @@
 #include <unistd.h>
 
 #include "asm/asm.h"
+#include "harness/codegen.h"
 #include "events/evdb.h"
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "pmu/emu.h"
 #include "pmu/emu_step.h"
 #include "sys/status.h"
@@ -231,8 +232,8 @@ static uint8_t *assemble(const char *text, size_t *len, asm_code *keep)
     *len = 0;
     if (!text)
         return NULL;
-    asm_error e;
-    if (asm_assemble(text, keep, &e) != 0)
+    nb_error e;
+    if (asm_assemble(text, "asm", keep, &e) != 0)
         fail_msg("cannot assemble '%s': %s", text, e.message);
     *len = keep->size;
     return keep->bytes;
@@ -503,6 +504,102 @@ static void test_unavailable_and_rep(void **st)
                  "LS_DISPATCH.STORE_DISPATCH=5.00,EX_RET_BRN_MISP=-,LS_NOT_HALTED_CYC=-");
 }
 
+/* What stepping must not change or miscount: PUSHF sees no TF, POPF does
+ * not end the stepping, the instruction in MOV SS's shadow (no trap of its
+ * own) is retired, a LOOP that jumps to itself is three branches and not a
+ * REP, a REP string with RCX = 0 runs no iteration, -debug's int3 (in
+ * both programs) cancels. */
+static void test_special_instructions(void **st)
+{
+    (void)st;
+    if (!can_step())
+        skip();
+    nb_options o = defaults();
+    o.unroll_count = 10;
+    spec s = {.events = ZEN_BR};
+    s.code = "pushfq; pop rax; bt eax, 8; jc 1f; nop; 1:";
+    check(&s, o, "EX_RET_INSTR=5.00,EX_RET_BRN_TKN=0.00,LS_DISPATCH.STORE_DISPATCH=1.00");
+    s.code = "pushfq; popfq; nop";
+    check(&s, o, "EX_RET_INSTR=3.00,LS_DISPATCH.LD_DISPATCH=1.00");
+    s.code = "mov eax, ss; mov ss, eax; jmp 1f; nop; 1:";
+    check(&s, o, "EX_RET_INSTR=3.00,EX_RET_BRN=1.00,EX_RET_BRN_TKN=1.00");
+    s.code = "mov ecx, 3; 1: loop 1b";
+    check(&s, o, "EX_RET_INSTR=4.00,EX_RET_BRN=3.00,EX_RET_BRN_TKN=2.00");
+    s.code = "xor ecx, ecx; mov rsi, r14; mov rdi, r14; rep movsb";
+    check(&s, o, "EX_RET_INSTR=4.00,LS_DISPATCH.LD_DISPATCH=0.00,LS_DISPATCH.STORE_DISPATCH=0.00");
+    s.code = "nop";
+    o.debug = true;
+    check(&s, o, "EX_RET_INSTR=1.00,EX_RET_BRN=0.00");
+}
+
+/* The stepper runs stretches of plain instructions natively between two
+ * traps (emu_step.h): every counter reads the same as when each
+ * instruction is stepped, for code with every kind of stretch end. */
+static void test_runs_match_steps(void **st)
+{
+    (void)st;
+    if (!can_step())
+        skip();
+    static const char *const codes[] = {
+        "mov rax, [r14]; add [r14+8], rax; push rax; pop rbx; jmp 1f; nop; 1:",
+        "mov ecx, 3; 1: add rax, rbx; add rbx, rax; loop 1b; nop",
+        "pushfq; popfq; lea rsi, [r14]; lea rdi, [r14+64]; mov ecx, 4; rep movsb; nop; nop",
+        "mov eax, ss; mov ss, eax; add rax, 1; add rax, 2; test rax, rax; jz 2f; 2: nop",
+        "call 3f; 3: pop rax; nop; nop; nop",
+    };
+    pmu_counter ctr[6];
+    codegen_read rd[6];
+    static const uint32_t kinds[6] = {
+        B(EMU_INSTRUCTIONS), B(EMU_BRANCHES), B(EMU_BR_TAKEN), B(EMU_LOAD_OPS),
+        B(EMU_STORE_OPS), B(EMU_LDST_OPS) | B(EMU_LOAD_INSTRUCTIONS),
+    };
+    for (unsigned i = 0; i < 6; i++) {
+        ctr[i] = (pmu_counter){.read = PMU_READ_RDPMC, .rdpmc_ecx = i, .emu = kinds[i]};
+        rd[i] = (codegen_read){PMU_READ_RDPMC, i};
+    }
+    static uint64_t area[1 << 14];
+    for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
+        asm_code k;
+        size_t len;
+        const uint8_t *bytes = assemble(codes[c], &len, &k);
+        for (int no_mem = 0; no_mem < 2; no_mem++) {
+            codegen_params p = {
+                .code = bytes, .code_len = len, .copies = 5, .loop_count = 3,
+                .no_mem = no_mem, .reads = rd, .n_reads = 6,
+                .r14 = (uintptr_t)&area[4096], .rdi = (uintptr_t)&area[8192],
+                .rsi = (uintptr_t)&area[8192], .rbp = (uintptr_t)&area[8192],
+                .rsp = (uintptr_t)&area[12288],
+            };
+            codegen_prog pr;
+            nb_error err;
+            if (codegen_build(&p, &pr, &err))
+                fail_msg("%s", err.message);
+            uintptr_t b = (uintptr_t)pr.base;
+            emu_prog e = {.entry = (void (*)(void))(void *)pr.base, .lo = b,
+                          .hi = b + pr.code_len, .map_end = b + pr.map_len,
+                          .epilogue = b + pr.epilogue_off};
+            uint64_t v[2][6];
+            emu_step_result res[2];
+            for (int runs = 0; runs < 2; runs++) {
+                assert_int_equal(emu_step_begin(ctr, 6), 0);
+                res[runs] = emu_step_call(&e, 0, runs);
+                emu_step_end();
+                for (unsigned i = 0; i < 6; i++)
+                    v[runs][i] = pr.data->m2[i] - pr.data->m1[i];
+            }
+            for (unsigned i = 0; i < 6; i++)
+                if (v[0][i] != v[1][i])
+                    fail_msg("'%s'%s: counter %u: %llu stepped, %llu with stretches", codes[c],
+                             no_mem ? " -no_mem" : "", i, (unsigned long long)v[0][i],
+                             (unsigned long long)v[1][i]);
+            assert_true(v[0][0] > 0);
+            assert_int_equal(res[0].retired, res[1].retired);
+            codegen_free(&pr);
+        }
+        asm_code_free(&k);
+    }
+}
+
 /* ---- the oracle: the msr backend against the emulator ---- */
 
 static void test_oracle_intel(void **st)
@@ -604,6 +701,8 @@ int main(void)
         cmocka_unit_test(test_initial_warm_up),
         cmocka_unit_test(test_pause_resume),
         cmocka_unit_test(test_unavailable_and_rep),
+        cmocka_unit_test(test_special_instructions),
+        cmocka_unit_test(test_runs_match_steps),
         cmocka_unit_test(test_oracle_intel),
         cmocka_unit_test(test_oracle_amd),
         cmocka_unit_test(test_oracle_aggregates),

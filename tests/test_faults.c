@@ -1,7 +1,7 @@
 /* faults: the reports fault_describe makes from hand-made fault records
  * (fault.c), the seccomp sandbox (sandbox.c), and restoring through a fake
  * sysfs/msr root when the benchmark faults and when nb is stopped by
- * SIGINT, SIGTERM or SIGHUP in the middle of a run (restore.c, runner.c). */
+ * SIGINT, SIGTERM or SIGHUP in the middle of a run (restore.c, measure/worker.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "measure/fault.h"
 #include "sys/restore.h"
 #include "measure/sandbox.h"

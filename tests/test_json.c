@@ -123,11 +123,128 @@ static void test_nodes_reused_cleanly(void **state)
     jv_cache_release();
 }
 
+/* A string as jv_write writes it, without the quotes. */
+static char *written(const char *s)
+{
+    jv *v = jv_str(s);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    jv_write(f, v);
+    fclose(f);
+    jv_free(v);
+    assert_true(len >= 2 && buf[0] == '"' && buf[len - 1] == '"');
+    memmove(buf, buf + 1, len - 2);
+    buf[len - 2] = '\0';
+    return buf;
+}
+
+/* JSON is always UTF-8: every well-formed sequence (1 to 4 bytes) passes
+ * through; every byte that does not start one (a stray continuation byte, a
+ * truncated sequence, an overlong form, a surrogate, beyond U+10FFFF, 0xF5-0xFF)
+ * becomes U+FFFD, one per byte. */
+static void test_strings_are_utf8(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z", "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z"},
+        {"\xef\xbf\xbd", "\xef\xbf\xbd"},
+        {"\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"},                /* U+10FFFF */
+        {"\xed\x9f\xbf", "\xed\x9f\xbf"},                         /* U+D7FF */
+        {"x\xffy", "x\xef\xbf\xbdy"},
+        {"\x80", "\xef\xbf\xbd"},                                  /* lone continuation */
+        {"\xc3", "\xef\xbf\xbd"},                                  /* truncated at the end */
+        {"\xc3x", "\xef\xbf\xbdx"},                                /* truncated */
+        {"\xe2\x82", "\xef\xbf\xbd\xef\xbf\xbd"},
+        {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                  /* overlong '/' */
+        {"\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},  /* overlong */
+        {"\xf0\x80\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+        {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},  /* surrogate D800 */
+        {"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+        {"\xf8\x88\x80\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+        {"\xfe\xff", "\xef\xbf\xbd\xef\xbf\xbd"},
+        {"\x1b[31m", "\\u001b[31m"},                                /* controls: escaped */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = written(cases[i].in);
+        if (strcmp(got, cases[i].out) != 0)
+            fail_msg("case %zu: wrote '%s', want '%s'", i, got, cases[i].out);
+        free(got);
+    }
+    jv_cache_release();
+}
+
+/* jv_nums: a borrowed array of doubles, written like jv_num values (-0 as
+ * 0, non-finite as null) and flattened to one ';'-joined CSV text. */
+static void add_flat(void *ctx, const char *key, const char *text)
+{
+    char *out = ctx;
+    snprintf(out + strlen(out), 256 - strlen(out), "%s=%s|", key, text);
+}
+
+static void test_borrowed_numbers(void **state)
+{
+    (void)state;
+    double v[] = {1, -0.0, 2.5, NAN, 1e300, -3};
+    jv *o = jv_obj();
+    jv *s = jv_set(o, "samples", jv_arr());
+    jv_push(s, jv_nums(v, 6));
+    jv_push(s, jv_nums(v, 0));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    jv_write(f, o);
+    fclose(f);
+    assert_string_equal(buf, "{\"samples\":[[1,0,2.5,null,1e+300,-3],[]]}");
+    char flat[256] = "";
+    jv_flatten(o, "", NULL, add_flat, flat);
+    assert_string_equal(flat, "samples.1=1;0;2.5;;1e+300;-3|samples.2=|");
+    free(buf);
+    jv_free(o);
+    jv_cache_release();
+}
+
+/* A record larger than the piece jv_write hands to stdio comes out whole. */
+static void test_large_record_whole(void **state)
+{
+    (void)state;
+    enum { N = 100000 };
+    double *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    for (int i = 0; i < N; i++)
+        v[i] = i + 0.25;
+    jv *a = jv_arr();
+    jv_push(a, jv_nums(v, N));
+    jv_push(a, jv_str("end"));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    jv_write(f, a);
+    fclose(f);
+    assert_memory_equal(buf, "[[0.25,1.25,2.25,", 17);
+    assert_string_equal(buf + len - 16, "99999.25],\"end\"]");
+    size_t commas = 0;
+    for (size_t i = 0; i < len; i++)
+        commas += buf[i] == ',';
+    assert_int_equal(commas, N);
+    free(buf);
+    free(v);
+    jv_free(a);
+    jv_cache_release();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbers_match_printf),
         cmocka_unit_test(test_nodes_reused_cleanly),
+        cmocka_unit_test(test_strings_are_utf8),
+        cmocka_unit_test(test_borrowed_numbers),
+        cmocka_unit_test(test_large_record_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

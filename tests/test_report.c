@@ -8,10 +8,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/report.h"
+#include "report/text.h"
 
 /* nanoBench: result = (diff + n/2) / n in integer hundredths; for negative
- * diffs nb floors where C's division truncates (see report.c). */
+ * diffs nb floors where C's division truncates (see report/text.c). */
 static long long nanobench_hundredths(long long diff, long long n)
 {
     long long x = diff * 100 + n / 2;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,6 +150,97 @@ static void test_sigterm_restores(void **state)
     assert_string_equal(buf, "1\n");
 }
 
+/* Every signal whose default action ends the process: in a child that may
+ * dump core, nb's handler restores the file, says "nb: stopped by SIGx" on
+ * stderr (nothing for SIGPIPE: a reader that went away), and the child dies
+ * of that signal without a core file. */
+static void test_every_ending_signal_restores(void **state)
+{
+    (void)state;
+    const struct {
+        int sig;
+        const char *msg;
+    } sigs[] = {
+        {SIGHUP, "nb: stopped by SIGHUP\n"},     {SIGINT, "nb: stopped by SIGINT\n"},
+        {SIGQUIT, "nb: stopped by SIGQUIT\n"},   {SIGTERM, "nb: stopped by SIGTERM\n"},
+        {SIGUSR1, "nb: stopped by SIGUSR1\n"},   {SIGUSR2, "nb: stopped by SIGUSR2\n"},
+        {SIGPIPE, ""},                          {SIGALRM, "nb: stopped by SIGALRM\n"},
+        {SIGVTALRM, "nb: stopped by SIGVTALRM\n"}, {SIGPROF, "nb: stopped by SIGPROF\n"},
+        {SIGXCPU, "nb: stopped by SIGXCPU\n"},   {SIGXFSZ, "nb: stopped by SIGXFSZ\n"},
+        {SIGIO, "nb: stopped by SIGIO\n"},       {SIGPWR, "nb: stopped by SIGPWR\n"},
+        {SIGSTKFLT, "nb: stopped by SIGSTKFLT\n"}, {SIGRTMIN, "nb: stopped by SIGRTMIN\n"},
+        {SIGRTMIN + 3, "nb: stopped by SIGRTMIN+3\n"}, {SIGRTMAX, "nb: stopped by SIGRTMAX\n"},
+    };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        int fd[2];
+        assert_int_equal(pipe(fd), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            nb_error err;
+            struct rlimit core;
+            getrlimit(RLIMIT_CORE, &core);
+            core.rlim_cur = core.rlim_max;   /* a core file, if nb let one happen */
+            setrlimit(RLIMIT_CORE, &core);
+            if (chdir(root) != 0)
+                _exit(1);
+            dup2(fd[1], STDERR_FILENO);
+            close(fd[0]);
+            restore_install_signals();
+            if (restore_set_file(root, RDPMC, "2", &err) != 0)
+                _exit(1);
+            raise(sigs[i].sig);
+            _exit(2);
+        }
+        close(fd[1]);
+        char msg[128] = "";
+        ssize_t n = read(fd[0], msg, sizeof msg - 1);
+        msg[n > 0 ? n : 0] = '\0';
+        close(fd[0]);
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        if (!WIFSIGNALED(st) || WTERMSIG(st) != sigs[i].sig)
+            fail_msg("signal %d: child status 0x%x", sigs[i].sig, st);
+        if (WCOREDUMP(st))
+            fail_msg("signal %d: dumped core", sigs[i].sig);
+        assert_string_equal(msg, sigs[i].msg);
+        char buf[16];
+        get(RDPMC, buf, sizeof buf - 1, 0);
+        if (strcmp(buf, "1\n") != 0)
+            fail_msg("signal %d: not restored ('%s')", sigs[i].sig, buf);
+        put(RDPMC, "1\n", 2, 0);
+    }
+    char core[512];
+    snprintf(core, sizeof core, "%s/core", root);
+    assert_int_equal(access(core, F_OK), -1);
+}
+
+/* A signal nb was started with ignored (nohup: SIGHUP) stays ignored; the
+ * measuring process gets the dispositions nb started with back. */
+static void test_ignored_signal_stays_ignored(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGHUP, SIG_IGN);
+        restore_install_signals();
+        raise(SIGHUP);
+        struct sigaction hup, usr1;
+        sigaction(SIGUSR1, NULL, &usr1);
+        if (usr1.sa_handler == SIG_DFL || usr1.sa_handler == SIG_IGN)
+            _exit(3);   /* nb's handler is not there */
+        restore_child_signals();
+        sigaction(SIGHUP, NULL, &hup);
+        sigaction(SIGUSR1, NULL, &usr1);
+        _exit(hup.sa_handler == SIG_IGN && usr1.sa_handler == SIG_DFL ? 7 : 4);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 7)
+        fail_msg("child status 0x%x", st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +249,8 @@ int main(void)
         cmocka_unit_test(test_msr_restored_newest_first),
         cmocka_unit_test(test_fn_and_forget),
         cmocka_unit_test(test_sigterm_restores),
+        cmocka_unit_test(test_every_ending_signal_restores),
+        cmocka_unit_test(test_ignored_signal_stays_ignored),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

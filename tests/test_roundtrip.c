@@ -381,8 +381,8 @@ static void check_one(rt_ctx *c, const uint8_t *b)
     }
 
     asm_code code = {0};
-    asm_error err = {0};
-    if (asm_assemble(src, &code, &err) != 0) {
+    nb_error err;
+    if (asm_assemble(src, "asm", &code, &err) != 0) {
         fail_with(c, "nb rejects", &in, b, text, err.message);
         return;
     }

@@ -42,8 +42,13 @@ for c in tests/cli/*.sh; do
     rm -f "$logdir"/nb.*.log
     NB=$wrap bash "$c" > "$logdir/$(basename "$c").out" 2>&1; rc=$?
     reports=$(cat "$logdir"/nb.*.log 2>/dev/null | grep -v "^--[0-9]*-- " | grep -c .)
-    if [ $rc -eq 77 ]; then echo "$name: skipped: $(tail -n1 "$logdir/$(basename "$c").out")"
-    elif [ $rc -ne 0 ] || [ "$reports" -ne 0 ]; then
+    # a test that cannot judge its values here (exit 77) still ran nb under
+    # memcheck: its reports count all the same
+    if [ $rc -eq 77 ] && ! ls "$logdir"/nb.*.log > /dev/null 2>&1; then
+        echo "$name: skipped: $(tail -n1 "$logdir/$(basename "$c").out")"
+    elif [ $rc -eq 77 ] && [ "$reports" -eq 0 ]; then
+        echo "$name: ok (memcheck; the test skipped: $(tail -n1 "$logdir/$(basename "$c").out"))"
+    elif { [ $rc -ne 0 ] && [ $rc -ne 77 ]; } || [ "$reports" -ne 0 ]; then
         bad=$((bad + 1)); echo "$name: FAILED (status $rc, $reports valgrind report lines)"
         cat "$logdir"/nb.*.log 2>/dev/null | head -n 30; tail -n 10 "$logdir/$(basename "$c").out"
         mkdir -p "$logdir/keep"; cp "$logdir"/nb.*.log "$logdir/keep/" 2>/dev/null

@@ -1,4 +1,8 @@
-/* nb assembler: Intel-syntax text (GNU as `.intel_syntax noprefix` dialect,
+/* Folder asm/: the assembler.  Text in, bytes and a statement map out;
+ * nothing else in nb parses assembly or calls Zydis's encoder, and nothing
+ * here knows about benchmarks (-asm's fragments, counters, the harness).
+ *
+ * nb assembler: Intel-syntax text (GNU as `.intel_syntax noprefix` dialect,
  * plus nanoBench's `|n` NOPs and `n*|x|` repetition) to x86-64 machine code,
  * in-process, with the Zydis encoder.
  *
@@ -13,7 +17,7 @@
  *
  * Ownership: asm_assemble() fills an asm_code whose arrays the caller frees
  * with asm_code_free(); on error it frees everything it allocated and fills
- * the asm_error.  Not thread-safe: the name tables and a memo of encoding
+ * the caller's nb_error.  Not thread-safe: the name tables and a memo of encoding
  * choices are process-wide, built on first use. */
 #ifndef NB_ASM_H
 #define NB_ASM_H
@@ -22,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "sys/error.h"
 
 /* One source statement and where its bytes landed in the output. */
 typedef struct asm_stmt {
@@ -39,21 +45,14 @@ typedef struct asm_code {
     size_t n_stmts;
 } asm_code;
 
-typedef struct asm_error {
-    int line;             /* 1-based; 0 if not tied to a place */
-    int col;              /* 1-based column of the offending token */
-    char message[256];    /* e.g. "unknown register 'RXA'" */
-    char source[512];     /* the source line the error is on */
-} asm_error;
-
-/* Assemble `text`. Returns 0 and fills *out, or NB_EINPUT and fills *err. */
-int asm_assemble(const char *text, asm_code *out, asm_error *err);
+/* Assemble `text`.  Returns 0 and fills *out, or NB_EINPUT (NB_ENOMEM) and
+ * fills *err (NULL allowed): `origin` (the input's name: "asm", "asm_init",
+ * a file), the line and column of the offending token, the message (e.g.
+ * "unknown register 'RXA'") and the source line for a caret, so that
+ * nb_error_print shows `nb: asm:1:9: message`, the line, the caret. */
+int asm_assemble(const char *text, const char *origin, asm_code *out, nb_error *err);
 
 void asm_code_free(asm_code *code);
-
-/* Print "nb: ORIGIN:LINE:COL: message", then the source line and a caret.
- * `origin` names the input, e.g. "asm" or "asm_init". */
-void asm_error_print(FILE *f, const char *origin, const asm_error *err);
 
 /* Disassemble one instruction at `bytes` into `buf` (Intel syntax, as Zydis
  * formats it). Returns its length, or 0 if it does not decode. */

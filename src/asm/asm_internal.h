@@ -31,6 +31,11 @@
 
 /* ---- diag.c ----------------------------------------------------------- */
 
+/* A stage's problem is the caller's nb_error itself: the stages fill its
+ * place (line, column), message and source line; asm_assemble() adds the
+ * origin and the status.  No second error type, no conversion. */
+typedef nb_error asm_error;
+
 /* Fill *err (when not NULL) for `line`/`col` of `text`, printf-style message. */
 void asm_error_set(asm_error *err, const char *text, int line, int col,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));

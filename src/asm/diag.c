@@ -1,7 +1,8 @@
-/* Diagnostics: an asm_error filled where a stage finds a problem (the
- * place, the message, the source line for a caret) and printed the way
- * chibicc does, `asm:1:9: message`, the line, a caret under the column.
- * Every stage reports through asm_fail(); this file calls no other. */
+/* Diagnostics: an asm_error (the caller's nb_error) filled where a stage
+ * finds a problem: the place, the message, the source line for a caret, so
+ * that nb_error_print shows it the way chibicc does, `asm:1:9: message`, the
+ * line, a caret under the column.  Every stage reports through asm_fail();
+ * this file calls no other. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,19 +34,5 @@ void asm_error_set(asm_error *err, const char *text, int line, int col, const ch
         for (size_t i = 0; i < n; i++)
             if (err->source[i] == '\t' || err->source[i] == '\r')
                 err->source[i] = ' ';
-    }
-}
-
-void asm_error_print(FILE *f, const char *origin, const asm_error *err)
-{
-    if (err->line > 0)
-        fprintf(f, "nb: %s:%d:%d: %s\n", origin, err->line, err->col, err->message);
-    else
-        fprintf(f, "nb: %s: %s\n", origin, err->message);
-    if (err->source[0]) {
-        fprintf(f, "    %s\n    ", err->source);
-        for (int i = 1; i < err->col; i++)
-            fputc(' ', f);
-        fputs("^\n", f);
     }
 }

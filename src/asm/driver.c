@@ -8,20 +8,23 @@
 #include "asm/asm_internal.h"
 #include "sys/status.h"
 
-int asm_assemble(const char *text, asm_code *out, asm_error *err)
+int asm_assemble(const char *text, const char *origin, asm_code *out, nb_error *err)
 {
     asm_prog prog = {0};
-    asm_error dummy;
+    nb_error dummy;
     if (!err)
         err = &dummy;
-    memset(err, 0, sizeof *err);
+    nb_error_clear(err);
     memset(out, 0, sizeof *out);
     int rc = asm_parse(text, &prog, err);
     if (!rc)
         rc = asm_layout(&prog, out, err);
-    if (rc == NB_ENOMEM) {
+    if (rc == NB_ENOMEM)
         snprintf(err->message, sizeof err->message, "out of memory");
-    }
     asm_prog_free(&prog);
-    return rc ? (rc == NB_ENOMEM ? NB_ENOMEM : NB_EINPUT) : 0;
+    if (!rc)
+        return 0;
+    err->status = rc == NB_ENOMEM ? NB_ENOMEM : NB_EINPUT;
+    snprintf(err->origin, sizeof err->origin, "%s", origin ? origin : "");
+    return err->status;
 }

@@ -155,7 +155,6 @@ static int emit_item(const asm_prog *g, const asm_item *it, uint8_t *dst, size_t
 static int write_code(const asm_prog *g, size_t total, asm_code *out, asm_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->bytes = malloc(total ? total : 1);
     size_t n_st = 0, text_len = 0;
     for (size_t i = 0; i < g->n_items; i++) {
         const asm_item *it = &g->items[i];
@@ -164,30 +163,24 @@ static int write_code(const asm_prog *g, size_t total, asm_code *out, asm_error 
         n_st++;
         text_len += g->stmts[it->stmt].len + 1;
     }
-    out->stmts = calloc(n_st ? n_st : 1, sizeof *out->stmts);
+    uint8_t *bytes = malloc(total ? total : 1);
+    asm_stmt *stmts = calloc(n_st ? n_st : 1, sizeof *stmts);
     char *texts = malloc(text_len ? text_len : 1);
-    if (!out->bytes || !out->stmts || !texts) {
-        free(texts);
-        asm_code_free(out);
-        return NB_ENOMEM;
-    }
+    int rc = bytes && stmts && texts ? 0 : NB_ENOMEM;
     size_t si = 0;
     char *tp = texts;
-    for (size_t i = 0; i < g->n_items; i++) {
+    for (size_t i = 0; !rc && i < g->n_items; i++) {
         const asm_item *it = &g->items[i];
         size_t sz = item_size(it, it->offset);
-        int rc = emit_item(g, it, out->bytes + it->offset, sz, err);
-        if (rc) {
-            free(texts);
-            asm_code_free(out);
-            return rc;
-        }
+        rc = emit_item(g, it, bytes + it->offset, sz, err);
+        if (rc)
+            break;
         if (it->cont && si > 0) {
-            out->stmts[si - 1].size += sz;
+            stmts[si - 1].size += sz;
             continue;
         }
         const asm_srcstmt *s = &g->stmts[it->stmt];
-        asm_stmt *st = &out->stmts[si++];
+        asm_stmt *st = &stmts[si++];
         st->offset = it->offset;
         st->size = sz;
         st->line = s->line;
@@ -197,9 +190,16 @@ static int write_code(const asm_prog *g, size_t total, asm_code *out, asm_error 
         tp[s->len] = 0;
         tp += s->len + 1;
     }
-    if (si == 0)
-        free(texts); /* nothing points into it */
+    if (rc || si == 0)
+        free(texts); /* on success with no statement nothing points into it */
+    if (rc) {
+        free(stmts);
+        free(bytes);
+        return rc;
+    }
+    out->bytes = bytes;
     out->size = total;
+    out->stmts = stmts;
     out->n_stmts = si;
     return 0;
 }

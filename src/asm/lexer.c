@@ -3,7 +3,9 @@
  * Numbers follow GNU as: 0x/0X hex, 0b binary, a leading 0 means octal, and
  * the Intel-style h suffix (0ffh, 10h) means hex.  A character literal 'a'
  * (with \n \t \\ \' \0 escapes) is a number too.  `#` starts a comment to the
- * end of the line, as in as.  ';' and newline both end a statement. */
+ * end of the line, as in as; a C comment, like as takes it, is a blank, also
+ * when it spans lines (its newlines end no statement).  ';' and newline both
+ * end a statement. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,7 +196,35 @@ static int lex_token(const char *text, const char **pp, asm_tok *t, asm_error *e
     return 0;
 }
 
-/* stmt_tokens := { token } ( SEP | END ), blanks and `#` comments skipped. */
+/* Skip blanks, C comments and a `#` comment; 0, or an error for a
+ * C comment that is never closed. */
+static int skip_blanks(asm_lexer *lx, const char **pp, asm_error *err)
+{
+    const char *p = *pp;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')
+            p++;
+        if (p[0] != '/' || p[1] != '*')
+            break;
+        int line = lx->line, col = (int)(p - lx->line_start) + 1;
+        for (p += 2; *p && !(p[0] == '*' && p[1] == '/'); p++)
+            if (*p == '\n') {
+                lx->line++;
+                lx->line_start = p + 1;
+            }
+        if (!*p) {
+            return asm_fail(err, lx->text, line, col, "unterminated /* comment");
+        }
+        p += 2;
+    }
+    if (*p == '#')
+        while (*p && *p != '\n')
+            p++;
+    *pp = p;
+    return 0;
+}
+
+/* stmt_tokens := { token } ( SEP | END ), blanks and comments skipped. */
 int asm_lex_stmt(asm_lexer *lx, asm_error *err)
 {
     const char *text = lx->text;
@@ -203,12 +233,9 @@ int asm_lex_stmt(asm_lexer *lx, asm_error *err)
     out->n = 0;
     for (;;) {
         asm_tok t = {0};
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')
-            p++;
-        if (*p == '#') {
-            while (*p && *p != '\n')
-                p++;
-        }
+        int brc = skip_blanks(lx, &p, err);
+        if (brc)
+            return brc;
         t.pos = (uint32_t)(p - text);
         t.line = lx->line;
         t.col = (int)(p - lx->line_start) + 1;

@@ -56,7 +56,7 @@ static int parse_mul(asm_parser *p, int64_t *v)
         if (t2->kind == TK_IDENT)
             break;
         next(p);
-        int64_t r;
+        int64_t r = 0;   /* parse_unary sets it on success; clang-tidy loses track */
         rc = parse_unary(p, &r);
         if (rc)
             break;
@@ -271,7 +271,7 @@ static int parse_mem_reg_term(asm_parser *p, asm_operand *op, int sign)
 static int parse_mem_value_term(asm_parser *p, asm_operand *op, int sign)
 {
     const asm_tok *t = peek(p);
-    int64_t v;
+    int64_t v = 0;   /* parse_mul sets it on success; clang-tidy loses track */
     int rc = parse_mul(p, &v);
     if (rc)
         return rc;

@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "cli/run.h"
 #include "lib/clock.h"
 #include "report/output.h"
@@ -86,19 +87,88 @@ fail:
     return -1;
 }
 
-/* Lines that hold a benchmark (not blank, not a comment). */
+/* Lines that hold a benchmark (not blank, not a comment), read in chunks:
+ * memory stays bounded whatever the file holds. */
 static long count_lines(FILE *f)
 {
     long n = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    while (getline(&line, &cap, f) >= 0) {
-        const char *p = line + strspn(line, " \t\r\n");
-        if (*p && *p != '#')
-            n++;
+    bool at_start = true, counted = false;
+    char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (size_t i = 0; i < got; i++) {
+            char c = buf[i];
+            if (c == '\n') {
+                at_start = true;
+                counted = false;
+            } else if (at_start && c != ' ' && c != '\t' && c != '\r') {
+                at_start = false;
+                if (c != '#' && !counted) {
+                    n++;
+                    counted = true;
+                }
+            }
+        }
     }
-    free(line);
     return n;
+}
+
+/* The next line of f into *buf (NUL-terminated, without its line end),
+ * holding at most LINE_MAX_BYTES: the limit is enforced while reading, so a
+ * file without newlines (-batch /dev/zero) cannot grow the buffer.  Returns
+ * the length; -1 at the end of the input; -2 on a read error (errno set);
+ * -3 for a line longer than the limit (its rest is left unread). */
+static long read_line(FILE *f, char **buf, size_t *cap)
+{
+    size_t n = 0;
+    int c;
+    errno = 0;
+    while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+        if (n == LINE_MAX_BYTES)
+            return -3;
+        if (n + 2 > *cap) {
+            size_t nc = *cap ? 2 * *cap : 256;
+            char *nb = realloc(*buf, nc);
+            if (!nb) {
+                errno = ENOMEM;
+                return -2;
+            }
+            *buf = nb;
+            *cap = nc;
+        }
+        (*buf)[n++] = (char)c;
+    }
+    if (c == EOF && ferror(f))
+        return -2;
+    if (c == EOF && n == 0)
+        return -1;
+    if (!*buf && !(*buf = malloc(*cap = 256))) {
+        errno = ENOMEM;
+        return -2;
+    }
+    while (n > 0 && (*buf)[n - 1] == '\r')
+        n--;
+    (*buf)[n] = '\0';
+    return (long)n;
+}
+
+/* Why -batch's input could not be read, in err. */
+static int read_error(const nb_options *base, long line_no, long len, nb_error *err)
+{
+    if (len == -3) {
+        char origin[256];
+        snprintf(origin, sizeof origin, "-batch %s", base->batch);
+        return nb_error_at(err, NB_EINPUT, origin, (int)line_no, 0,
+                           "line longer than %u MiB: not a batch file (the batch stops here)",
+                           LINE_MAX_BYTES >> 20);
+    }
+    int e = errno ? errno : EIO;
+    if (strcmp(base->batch, "-") == 0)
+        return nb_error_set(err, e == EBADF ? NB_EINPUT : NB_ESYSTEM,
+                            "-batch -: cannot read standard input: %s%s", strerror(e),
+                            e == EBADF ? " (it is closed)" : "");
+    return nb_error_set(err, e == EISDIR ? NB_EINPUT : NB_ESYSTEM, "-batch %s: %s",
+                        base->batch, strerror(e));
 }
 
 typedef struct progress {
@@ -199,7 +269,8 @@ static int run_line(batch_state *b, const char *text, long line_no)
         run_record_failure(&b->env, parsed ? &lo : b->base, false, &err);
     else
         rc = run_and_record(&b->env, &lo, &err);
-    if (rc) {
+    /* a record that could not be written is the batch's error, said once */
+    if (rc && err.status && !ferror(stdout)) {
         progress_clear(&b->prog);
         snprintf(err.within, sizeof err.within, "line %ld", line_no);
         nb_error_print(stderr, &err);
@@ -209,12 +280,11 @@ static int run_line(batch_state *b, const char *text, long line_no)
     return rc;
 }
 
-/* Too long, or a NUL byte: not a text line.  Its record and error. */
-static int bad_line(batch_state *b, long line_no, bool too_long)
+/* A NUL byte: not a text line.  Its record and error. */
+static int bad_line(batch_state *b, long line_no)
 {
     nb_error err;
-    nb_error_set(&err, NB_EINPUT, "%s", too_long ? "line longer than 16 MiB"
-                                                 : "line contains a NUL byte");
+    nb_error_set(&err, NB_EINPUT, "line contains a NUL byte");
     b->env.line = line_no;
     b->env.line_text = "";
     run_record_failure(&b->env, b->base, true, &err);
@@ -233,7 +303,8 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
         return nb_error_set(err, NB_EINPUT, "-batch %s: %s", base->batch, strerror(errno));
     batch_state b = {.base = base};
     b.prog.on = isatty(STDERR_FILENO) == 1;
-    if (b.prog.on && !from_stdin) {
+    struct stat st;
+    if (b.prog.on && !from_stdin && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
         b.prog.total = count_lines(f);
         rewind(f);
     }
@@ -249,25 +320,31 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
                       .before_output = clear_progress, .ctx = &b.prog};
     char *line = NULL;
     size_t cap = 0;
-    ssize_t len;
+    long len;
     long line_no = 0, n_lines = 0;
     int status = NB_OK;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    while ((len = read_line(f, &line, &cap)) != -1) {
+        if (len < 0) {
+            status = read_error(base, line_no + 1, len, err);
+            break;
+        }
         line_no++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
         const char *p = line + strspn(line, " \t");
         if (!*p || *p == '#')
             continue;
         n_lines++;
         int rc;
-        if ((size_t)len > LINE_MAX_BYTES || strlen(line) != (size_t)len)
-            rc = bad_line(&b, line_no, (size_t)len > LINE_MAX_BYTES);
+        if (strlen(line) != (size_t)len)
+            rc = bad_line(&b, line_no);
         else
             rc = run_line(&b, line, line_no);
         if (ferror(stdout)) {
-            status = nb_error_set(err, NB_ESYSTEM, "cannot write the results: %s",
-                                  strerror(errno));
+            /* a closed pipe (SIGPIPE ignored): whoever read is gone, nb
+             * stops quietly, as SIGPIPE would have stopped it */
+            int e = b.out.write_errno ? b.out.write_errno : EIO;
+            status = e == EPIPE ? NB_ESYSTEM
+                                : nb_error_set(err, NB_ESYSTEM, "cannot write the results: %s",
+                                               strerror(e));
             break;
         }
         if (rc) {

@@ -126,7 +126,7 @@ static const opt_def opts[] = {
     {"sweep_shard", OPT_SHARD, OFF(sweep_shard), OFF(sweep_shards), 1, 4096, NULL, SWEEP, "<i/n>", "only part i of n (by a hash of the form name),\none part per machine"},
     /* -mess */
     {"mess_size", OPT_SIZE, MOFF(size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "pointer-chase buffer (K/M/G suffixes); default 2x the\nlast-level cache from CPUID, at least 64M"},
-    {"mess_gen_size", OPT_SIZE, MOFF(gen_size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "buffer of each generator; default max(2x LLC / generators, 64M)"},
+    {"mess_gen_size", OPT_SIZE, MOFF(gen_size), 0, 64L << 10, 1L << 40, NULL, MESS, "SIZE", "buffer of each generator, at least 64K; default max(2x LLC / generators, 64M)"},
     {"mess_cpu", OPT_LONG, MOFF(cpu), 0, 0, CPU_SETSIZE - 1, NULL, MESS, "N", "CPU of the pointer chase; default the first allowed CPU"},
     {"mess_gen_cpus", OPT_RANGES, MOFF(gen_cpus), MOFF(n_gen_cpus), 0, CPU_SETSIZE - 1, NULL, MESS, "LIST", "generator CPUs, e.g. 1,2,4-7; default every other allowed CPU"},
     {"mess_mixes", OPT_LIST, MOFF(mixes), MOFF(n_mixes), 0, 100, NULL, MESS, "LIST", "read percentages, one curve each; default 100,80,60,50,40,20,0"},

@@ -1,6 +1,8 @@
 /* Folder cli/: the command line's side of nb.  It turns argv (or a batch
- * line) into nb_options, runs a single benchmark or a batch of them through
- * the engine (measure/) and hands each result to report/; nothing below
+ * line) into nb_options with the one option table (options.c, -mess's
+ * options too), runs a single benchmark or a batch of them through the
+ * engine (measure/) in one run-and-record step (run.h; batch.h) that hands
+ * each result to report/, and prints the listings (info.h); nothing below
  * cli/ parses options or decides what the process prints and exits with.
  *
  * nb options: nanoBench's command line plus nb's own options.
@@ -16,11 +18,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "measure/stats.h"
 #include "mess/mess.h"
 #include "pmu/pmu.h"
 #include "sys/error.h"
 
-typedef enum { AGG_AVG, AGG_MEDIAN, AGG_MIN, AGG_MAX } nb_agg;
 typedef enum { OUTPUT_TEXT, OUTPUT_CSV, OUTPUT_JSON } nb_output;
 
 typedef struct nb_options {

@@ -18,21 +18,6 @@
 
 #define CODE_FILE_MAX (64u << 20)
 
-const char *const run_fragment_names[NB_FRAG_MAX] = {"code", "init", "late_init",
-                                                     "one_time_init"};
-
-/* The one place an assembler error becomes the nb_error the rest of nb
- * sees: the fragment's option (or -asm @FILE's file) is its origin. */
-static int assemble(const char *text, const char *origin, asm_code *out, nb_error *err)
-{
-    asm_error e;
-    int rc = asm_assemble(text, out, &e);
-    if (rc == 0)
-        return 0;
-    nb_error_at(err, rc, origin, e.line, e.line > 0 ? e.col : 0, "%s", e.message);
-    snprintf(err->source, sizeof err->source, "%s", e.source);
-    return rc;
-}
 
 static int fragment_load(run_fragment *fr, nb_error *err)
 {
@@ -44,12 +29,12 @@ static int fragment_load(run_fragment *fr, nb_error *err)
             snprintf(err->origin, sizeof err->origin, "-%s", fr->origin);
             return rc;
         }
-        rc = assemble(text, fr->asm_text + 1, &fr->code, err);
+        rc = asm_assemble(text, fr->asm_text + 1, &fr->code, err);
         free(text);
         return rc ? NB_EINPUT : 0;
     }
     if (fr->asm_text)
-        return assemble(fr->asm_text, fr->origin, &fr->code, err) ? NB_EINPUT : 0;
+        return asm_assemble(fr->asm_text, fr->origin, &fr->code, err) ? NB_EINPUT : 0;
     if (fr->code_path) {
         char *buf;
         size_t len;
@@ -218,15 +203,24 @@ static int emit_code(const char *path, const asm_code *c, nb_error *err)
         for (size_t i = 0; i < c->size; i++)
             printf("%02x%s", c->bytes[i], i + 1 < c->size ? " " : "");
         printf("\n");
-        return fflush(stdout) == 0 ? 0 : nb_error_set(err, NB_ESYSTEM, "-emit -: %s",
-                                                      strerror(errno));
+        errno = 0;
+        if (fflush(stdout) == 0 && !ferror(stdout))
+            return 0;
+        return errno == EPIPE ? NB_ESYSTEM   /* the reader is gone: quietly */
+                              : nb_error_set(err, NB_ESYSTEM, "-emit -: %s",
+                                             strerror(errno ? errno : EIO));
     }
     FILE *f = fopen(path, "wb");
     if (!f)
         return nb_error_set(err, NB_ESYSTEM, "-emit %s: %s", path, strerror(errno));
+    errno = 0;
     size_t w = fwrite(c->bytes, 1, c->size, f);
-    if (fclose(f) != 0 || w != c->size)
-        return nb_error_set(err, NB_ESYSTEM, "-emit %s: write failed", path);
+    int e = w != c->size ? errno : 0;
+    if (fclose(f) != 0 && !e)
+        e = errno;
+    if (e || w != c->size)
+        return nb_error_set(err, NB_ESYSTEM, "-emit %s: cannot write: %s", path,
+                            strerror(e ? e : EIO));
     return 0;
 }
 
@@ -305,8 +299,12 @@ int run_and_record(run_env *env, const nb_options *o, nb_error *err)
     bool want_record = !planned && (rc == 0 || o->output != OUTPUT_TEXT || env->out->batch);
     if (want_record) {
         int orc = record(env, o, &r, rc, err, true);
-        if (orc && rc == 0)
-            rc = nb_error_set(err, orc, "cannot write the results: %s", strerror(errno));
+        int e = env->out->write_errno ? env->out->write_errno : EIO;
+        if (orc && rc == 0)   /* a closed pipe: quietly (the reader is gone) */
+            rc = orc == NB_ESYSTEM && e == EPIPE
+                     ? orc
+                     : nb_error_set(err, orc, "cannot write the results: %s",
+                                    orc == NB_ESYSTEM ? strerror(e) : "out of memory");
     }
     run_free(&r);
     return rc;

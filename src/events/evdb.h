@@ -1,4 +1,10 @@
-/* nb evdb: the event tables compiled into nb, addressed by CPU and by name.
+/* Folder events/: what a performance event is and where nb finds one:
+ * nanoBench's config syntax and the nb_event type (config.h), and the
+ * tables baked at build time from data/, looked up by CPU and by name with
+ * the closest names for a typo (this header).  Events here are
+ * descriptions; programming them is pmu/'s.
+ *
+ * nb evdb: the event tables compiled into nb, addressed by CPU and by name.
  *
  * Owns: choosing a table for a cpu_info (vendor, family, model, stepping,
  * hybrid core type), the default (common) and full sets of a table, event

@@ -1,4 +1,10 @@
-/* nb codegen: the generated measurement function (nanoBench's "Generated Code").
+/* Folder harness/: the code nb generates around the benchmark, as
+ * nanoBench generates it: the four code fragments (fragment.h), the
+ * measurement program built from them (this header), and the check that
+ * the benchmark leaves alone the registers the program keeps state in
+ * (check.h).  It builds programs; running them is measure/'s.
+ *
+ * nb codegen: the generated measurement function (nanoBench's "Generated Code").
  *
  * codegen_build() writes one executable program into its own RWX mapping:
  *
@@ -6,7 +12,7 @@
  *              control word and RSP in the program's data block; then every
  *              register nb does not reserve starts from a stated value:
  *              R14/RDI/RSI/RBP/RSP = their memory areas (codegen_params: the
- *              runner gives R14 its area's start, the others their middles),
+ *              measuring process gives R14 its area's start, the others their middles),
  *              every other GPR = 0; XMM0-15 = 0 (with AVX: vzeroall, so
  *              YMM/ZMM0-15 = 0); with AVX-512 ZMM16-31 = 0 and k0-k7 = 0;
  *              MXCSR = 0x1F80 and the x87 unit as FNINIT leaves it (control
@@ -43,7 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pmu/pmu.h"
+#include "harness/read.h"
 #include "sys/error.h"
 
 #define CODEGEN_MAX_CTR PMU_MAX_GROUP_CTR /* counters read by one program */
@@ -72,7 +78,7 @@ typedef struct codegen_params {
     bool avx, avx512;            /* vector state to clear: YMM / ZMM16-31, k0-k7 */
 } codegen_params;
 
-/* Written and read by the program; the runner reads m1/m2 after each call. */
+/* Written and read by the program; the measuring process reads m1/m2 after each call. */
 typedef struct codegen_data {
     uint64_t saved_rsp, tmp_rax, tmp_rcx, tmp_rdx;
     uint32_t mxcsr, fcw;
@@ -102,7 +108,7 @@ size_t codegen_copy_len(const codegen_params *p);
 static inline void codegen_call(const codegen_prog *pr)
 {
     /* Only built programs are called.  clang-tidy 14's analyzer takes the
-     * program copied into an array in an initializer (runner.c, cal_build's
+     * program copied into an array in an initializer (pmu/tsc_method.c, cal_build's
      * cal_progs one/two) for zeroed and reports a call through NULL here.
      * NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage) */
     ((void (*)(void))(void *)pr->base)();

@@ -3,7 +3,7 @@
  * enum so that each stage indexes them the same way.
  *
  * A fragment only points at bytes; whoever assembled them owns them (the
- * job, in cli/job.c) and they outlive every stage that reads the fragment. */
+ * step, in cli/run.c) and they outlive every stage that reads the fragment. */
 #ifndef NB_HARNESS_FRAGMENT_H
 #define NB_HARNESS_FRAGMENT_H
 

@@ -7,15 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A record is written into one buffer and handed to stdio at once: token
- * by token through stdio was a sixth of a batch's time (~10 KB of JSON a
- * line).  On out of memory the buffer stops growing and the record comes
- * out cut short, which a JSON reader reports. */
+/* A record is written into a buffer and handed to stdio in pieces of
+ * SPILL bytes: token by token through stdio was a sixth of a batch's time
+ * (~10 KB of JSON a line), and the whole record at once held all of a
+ * million samples' text.  On out of memory the buffer stops growing and the
+ * record comes out cut short, which a JSON reader reports. */
 typedef struct jbuf {
     char *p;
     size_t n, cap;
     bool full;
+    FILE *f;   /* where full pieces go; NULL: keep everything */
 } jbuf;
+
+#define SPILL (64u << 10)
 
 static _Thread_local jbuf g_out;
 
@@ -58,6 +62,16 @@ void jv_cache_release(void)
 
 jv *jv_null(void) { return jv_new(JV_NULL); }
 jv *jv_arr(void) { return jv_new(JV_ARR); }
+
+jv *jv_nums(const double *v, size_t n)
+{
+    jv *a = jv_new(JV_NUMS);
+    if (a) {
+        a->nums = v;
+        a->n_nums = v ? n : 0;
+    }
+    return a;
+}
 jv *jv_obj(void) { return jv_new(JV_OBJ); }
 
 jv *jv_bool(bool b)
@@ -183,6 +197,8 @@ void jv_free(jv *v)
     v->b = false;
     v->num = 0;
     v->i = 0;
+    v->nums = NULL;
+    v->n_nums = 0;
     v->next_free = g_cache;
     g_cache = v;
     g_cached++;
@@ -366,6 +382,39 @@ static void jb_int(jbuf *b, long long i)
 
 /* A JSON string, and `tail` (':' after a key, 0 for nothing) after it;
  * room for the worst case (every byte escaped) is made once. */
+size_t utf8_seq_len(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf;   /* the second byte's range */
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0;   /* no overlong form */
+        else if (c == 0xed)
+            hi = 0x9f;   /* no surrogate */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90;
+        else if (c == 0xf4)
+            hi = 0x8f;   /* at most U+10FFFF */
+    } else {
+        return 0;   /* a continuation byte, C0/C1 (overlong), F5-FF */
+    }
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
 static void write_str(jbuf *b, const char *s, char tail)
 {
     size_t len = strlen(s);
@@ -375,7 +424,19 @@ static void write_str(jbuf *b, const char *s, char tail)
     *o++ = '"';
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         unsigned char c = *p;
-        if (plain_char(c)) {   /* UTF-8 passes through */
+        if (c >= 0x80) {   /* UTF-8 passes through; any other byte is U+FFFD */
+            size_t n = utf8_seq_len((const char *)p);
+            if (n == 0) {
+                memcpy(o, "\xef\xbf\xbd", 3);
+                o += 3;
+                continue;
+            }
+            memcpy(o, p, n);
+            o += n;
+            p += n - 1;
+            continue;
+        }
+        if (plain_char(c)) {
             *o++ = (char)c;
             continue;
         }
@@ -401,6 +462,25 @@ static void write_str(jbuf *b, const char *s, char tail)
     b->n = (size_t)(o - b->p);
 }
 
+/* A full piece to stdio (see jbuf). */
+static void jb_spill(jbuf *b)
+{
+    if (b->f && b->n >= SPILL && !b->full) {
+        fwrite(b->p, 1, b->n, b->f);
+        b->n = 0;
+    }
+}
+
+static void jb_num(jbuf *b, double d)
+{
+    if (!isfinite(d)) {
+        jb_put(b, "null", 4);
+    } else if (jb_room(b, 32)) {   /* jv_format_num's need */
+        jv_format_num(d, b->p + b->n, 32);
+        b->n += strlen(b->p + b->n);
+    }
+}
+
 static void write_value(jbuf *b, const jv *v)
 {
     if (!v) {
@@ -411,12 +491,7 @@ static void write_value(jbuf *b, const jv *v)
     case JV_NULL: jb_put(b, "null", 4); break;
     case JV_BOOL: v->b ? jb_put(b, "true", 4) : jb_put(b, "false", 5); break;
     case JV_INT: jb_int(b, v->i); break;
-    case JV_NUM:
-        if (jb_room(b, 32)) {   /* jv_format_num's need */
-            jv_format_num(v->num, b->p + b->n, 32);
-            b->n += strlen(b->p + b->n);
-        }
-        break;
+    case JV_NUM: jb_num(b, v->num); break;
     case JV_STR: write_str(b, v->s, 0); break;
     case JV_ARR:
         jb_putc(b, '[');
@@ -424,6 +499,17 @@ static void write_value(jbuf *b, const jv *v)
             if (i)
                 jb_putc(b, ',');
             write_value(b, v->items[i]);
+            jb_spill(b);
+        }
+        jb_putc(b, ']');
+        break;
+    case JV_NUMS:
+        jb_putc(b, '[');
+        for (size_t i = 0; i < v->n_nums; i++) {
+            if (i)
+                jb_putc(b, ',');
+            jb_num(b, v->nums[i] + 0.0);   /* + 0.0: no "-0" */
+            jb_spill(b);
         }
         jb_putc(b, ']');
         break;
@@ -434,6 +520,7 @@ static void write_value(jbuf *b, const jv *v)
                 jb_putc(b, ',');
             write_str(b, v->keys[i], ':');
             write_value(b, v->items[i]);
+            jb_spill(b);
         }
         jb_putc(b, '}');
         break;
@@ -443,8 +530,11 @@ static void write_value(jbuf *b, const jv *v)
 void jv_write(FILE *f, const jv *v)
 {
     g_out.n = 0;
+    g_out.f = f;
     write_value(&g_out, v);
     fwrite(g_out.p, 1, g_out.n, f);
+    g_out.n = 0;
+    g_out.f = NULL;
 }
 
 /* The text of a scalar for CSV; false for containers. */
@@ -487,12 +577,41 @@ static char *join_scalars(const jv *a)
     return s;
 }
 
+/* A JV_NUMS array joined by ';' (non-finite values empty), malloc'd. */
+static char *join_nums(const jv *a)
+{
+    char *s = malloc(a->n_nums * 25 + 1);
+    if (!s)
+        return NULL;
+    size_t at = 0;
+    for (size_t i = 0; i < a->n_nums; i++) {
+        if (i)
+            s[at++] = ';';
+        double d = a->nums[i] + 0.0;
+        if (isfinite(d)) {   /* at most 24 characters: "-1.2345678901234567e-308" */
+            char t[32];
+            jv_format_num(d, t, sizeof t);
+            size_t n = strlen(t);
+            memcpy(s + at, t, n);
+            at += n;
+        }
+    }
+    s[at] = '\0';
+    return s;
+}
+
 void jv_flatten(const jv *v, const char *prefix, const char *skip_key, jv_flat_fn fn, void *ctx)
 {
     char buf[32];
     const char *t;
     if (!v)
         return;
+    if (v->t == JV_NUMS) {
+        char *s = join_nums(v);
+        fn(ctx, prefix, s ? s : "");
+        free(s);
+        return;
+    }
     if (scalar_text(v, buf, sizeof buf, &t)) {
         fn(ctx, prefix, t);
         return;

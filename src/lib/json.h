@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { JV_NULL, JV_BOOL, JV_NUM, JV_INT, JV_STR, JV_ARR, JV_OBJ } jv_type;
+typedef enum { JV_NULL, JV_BOOL, JV_NUM, JV_INT, JV_STR, JV_ARR, JV_OBJ, JV_NUMS } jv_type;
 
 typedef struct jv {
     jv_type t;
@@ -28,6 +28,8 @@ typedef struct jv {
     struct jv **items;   /* JV_ARR, JV_OBJ */
     const char **keys;   /* JV_OBJ; the array owned, the keys not (see jv_set) */
     size_t n, cap, key_cap, s_cap;
+    const double *nums;  /* JV_NUMS: borrowed, n_nums of them */
+    size_t n_nums;
     struct jv *next_free;   /* json.c's cache of freed nodes */
 } jv;
 
@@ -37,6 +39,10 @@ jv *jv_num(double d);          /* non-finite values are written as null */
 jv *jv_int(long long i);
 jv *jv_str(const char *s);     /* NULL s gives a null value */
 jv *jv_arr(void);
+/* An array of numbers that stays where it is (not copied: v must outlive
+ * the tree): written like an array of jv_num values, without a node each, so
+ * a record of a million samples costs no more memory than the samples. */
+jv *jv_nums(const double *v, size_t n);
 jv *jv_obj(void);
 
 /* Add to an object / array; returns the value (or NULL).  The key is not
@@ -51,8 +57,15 @@ void jv_free(jv *v);
 /* Gives back the nodes jv_free keeps for reuse (see json.c); at exit. */
 void jv_cache_release(void);
 
-/* Compact JSON, no newline. */
+/* Compact JSON, no newline, handed to f in pieces of at most about 64 KiB
+ * as it is made.  Always valid UTF-8: a byte of a string that does not start
+ * a well-formed UTF-8 sequence is written as U+FFFD. */
 void jv_write(FILE *f, const jv *v);
+
+/* The length (1-4) of the well-formed UTF-8 sequence at s, or 0 when the
+ * bytes there are not one (a stray continuation byte, a truncated or
+ * overlong sequence, a surrogate, beyond U+10FFFF). */
+size_t utf8_seq_len(const char *s);
 
 /* A number as JSON writes it: the shortest of %.15g/%.17g that reads back
  * exactly.  buf needs 32 bytes. */

@@ -34,7 +34,7 @@
 #include "measure/fault.h"
 #include "pmu/advice.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/sandbox.h"
 #include "measure/stats.h"
 #include "measure/step.h"
@@ -50,7 +50,7 @@ bool g_debug_shown;
 /* Child: how it was started (child_main's argument). */
 static child_start g_start;
 
-/* The run cannot go on: the error to the parent (runner_run), then exit. */
+/* The run cannot go on: the error to the parent (worker_run), then exit. */
 static _Noreturn void child_fail(const nb_error *e)
 {
     g_hdr->status = e->status ? e->status : NB_ESYSTEM;
@@ -157,9 +157,7 @@ static int child_isolate(pid_t parent, int sock)
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (getppid() != parent)
         _exit(1);   /* nb died before the line above */
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
+    restore_child_signals();
     int null_in = open("/dev/null", O_RDONLY), null_out = open("/dev/null", O_WRONLY);
     if (null_in >= 0)
         dup2(null_in, STDIN_FILENO);
@@ -494,6 +492,7 @@ static void child_run(double *samples)
     if (w->stepped) {
         step_measure(rs, o->warm_up_count, n, grp.n_ctr, grp.ctr, h->overflow, w->step_budget, &so);
         h->steps = so.steps;
+        h->retired = so.retired;
         h->step_over = so.over;
     } else {
         n_cal = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &n_add);

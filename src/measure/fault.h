@@ -2,7 +2,7 @@
  * makes a system call or is stopped at -timeout, and the one line the parent
  * reports it with.
  *
- * The child's handlers (runner.c) fill a fault_record in the shared mapping:
+ * The child's handlers (trap.c) fill a fault_record in the shared mapping:
  * signal, si_code, the CPU's exception vector and error code, the faulting
  * address, every general-purpose register, up to 16 bytes of the code at the
  * faulting instruction as it was executed, the two stack slots around RSP,

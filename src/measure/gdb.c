@@ -29,7 +29,7 @@
 #include "measure/fault.h"
 #include "pmu/advice.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/sandbox.h"
 #include "measure/stats.h"
 #include "sys/status.h"

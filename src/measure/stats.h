@@ -12,7 +12,8 @@
 
 #include <stddef.h>
 
-#include "cli/options.h"
+/* Which aggregate: -avg (default), -median, -min, -max. */
+typedef enum { AGG_AVG, AGG_MEDIAN, AGG_MIN, AGG_MAX } nb_agg;
 
 double stats_aggregate(const double *v, size_t n, nb_agg agg);
 double stats_min(const double *v, size_t n);

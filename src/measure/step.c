@@ -55,10 +55,11 @@ void step_measure(run_state rs[2], long warm, long n, size_t n_ctr, pmu_counter 
             g_cur = rs[r].p;
             g_cur_kind = PROG_MEASURE;
             uint64_t left = budget > out->steps ? budget - out->steps : 1;
-            emu_step_result s = emu_step_call(&e, budget ? left : 0);
+            emu_step_result s = emu_step_call(&e, budget ? left : 0, true);
             g_cur = NULL;
             g_cur_kind = PROG_NONE;
             out->steps += s.steps;
+            out->retired += s.retired;
             out->over |= s.over;
             out->unknown |= s.unknown;
             for (size_t k = 0; k < n_ctr; k++)

@@ -29,6 +29,7 @@
 
 typedef struct step_outcome {
     uint64_t steps;          /* traps taken in the stepped runs */
+    uint64_t retired;        /* instructions they retired */
     bool over;               /* the budget ran out: nothing was counted */
     bool unknown;            /* the decoder did not know an instruction */
 } step_outcome;

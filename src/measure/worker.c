@@ -1,4 +1,4 @@
-/* nb worker: the parent side of a measurement (see runner.h).
+/* nb worker: the parent side of a measurement (see worker.h).
  *
  * Why a child process: the benchmark may do anything to its registers and
  * memory, fault, or never end; the parent stays intact, enforces -timeout
@@ -34,7 +34,7 @@
 #include "measure/fault.h"
 #include "pmu/advice.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/sandbox.h"
 #include "measure/stats.h"
 #include "sys/status.h"
@@ -51,7 +51,7 @@ static bool g_sandbox_noted;   /* the note is printed once per nb run */
 
 
 /* The fragments as fault.c names them: after the option they came from. */
-static void fault_context_of(const runner_job *job, fault_context *fc)
+static void fault_context_of(const worker_request *job, fault_context *fc)
 {
     const nb_fragment *f = job->frag;
     memset(fc, 0, sizeof *fc);
@@ -157,7 +157,7 @@ static void reap_worker(int *st)
     }
 }
 
-void runner_stop(void)
+void worker_stop(void)
 {
     if (!g_worker.pid)
         return;
@@ -187,14 +187,14 @@ static size_t round_up_pow2(size_t v, size_t min)
 }
 
 /* A measuring process fit for this job: the running one, or a new one. */
-static int worker_for(const runner_job *job, size_t code_len, nb_error *err)
+static int worker_for(const worker_request *job, size_t code_len, nb_error *err)
 {
     const measure_params *o = &job->p;
     long n = o->n_measurements;
     if (g_worker.pid && g_worker.cpu == job->cpu && g_worker.r14_size == o->r14_size &&
         !o->debug && !g_worker.debug && n <= g_worker.n_cap && code_len <= g_worker.code_cap)
         return 0;
-    runner_stop();
+    worker_stop();
     int arc = areas_map(o->r14_size, err);
     if (arc)
         return arc;
@@ -255,7 +255,7 @@ static int worker_for(const runner_job *job, size_t code_len, nb_error *err)
 }
 
 /* The job, by value, into the mapping (see worker_job). */
-static void worker_post(const runner_job *job)
+static void worker_post(const worker_request *job)
 {
     shared_hdr *h = g_worker.h;
     worker_job *w = &h->job;
@@ -278,7 +278,7 @@ static void worker_post(const runner_job *job)
     w->opened = job->opened != NULL;
     w->stepped = job->opened && job->opened->stepped;
     w->step_budget = job->opened ? job->opened->step_budget : 0;
-    h->steps = 0;
+    h->steps = h->retired = 0;
     h->step_over = false;
     if (job->opened) {
         h->n_ctr = job->opened->n_ctr;
@@ -328,7 +328,7 @@ static int worker_wait(double limit_ns)
     }
 }
 
-int runner_run(const runner_job *job, runner_output *out, nb_error *err)
+int worker_run(const worker_request *job, worker_output *out, nb_error *err)
 {
     memset(out, 0, sizeof *out);
     long n = job->p.n_measurements;
@@ -410,7 +410,7 @@ int runner_run(const runner_job *job, runner_output *out, nb_error *err)
         for (int r = 0; r < 2; r++)
             out->samples[r] = calloc(h->n_ctr * (size_t)n + 1, sizeof(double));
         if (!out->ctr || !out->overflow || !out->cal || !out->samples[0] || !out->samples[1]) {
-            runner_output_free(out);
+            worker_output_free(out);
             rc = nb_error_set(err, NB_ENOMEM, "out of memory");
         } else {
             memcpy(out->ctr, h->ctr, h->n_ctr * sizeof *out->ctr);
@@ -432,17 +432,18 @@ int runner_run(const runner_job *job, runner_output *out, nb_error *err)
             }
             out->alu_slowdown = h->alu_slowdown;
             out->steps = h->steps;
+            out->retired = h->retired;
             out->step_over = h->step_over;
         }
     }
     if (ended)
         worker_forget();
     else if (job->p.debug)
-        runner_stop();   /* -debug: a process of its own per run, as gdb saw it */
+        worker_stop();   /* -debug: a process of its own per run, as gdb saw it */
     return rc;
 }
 
-void runner_output_free(runner_output *out)
+void worker_output_free(worker_output *out)
 {
     free(out->ctr);
     free(out->overflow);

@@ -12,9 +12,9 @@
 #include <sys/types.h>
 
 #include "harness/codegen.h"
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "measure/fault.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "pmu/pmu.h"
 #include "pmu/tsc_method.h"
 #include "sys/cpu.h"
@@ -55,7 +55,7 @@ typedef struct worker_job {
     bool with_clock;
     bool opened;                 /* opened by the parent: counters in ctr[] */
     long copies[2], loops[2];
-    bool fresh;                  /* see runner_job.fresh */
+    bool fresh;                  /* see worker_request.fresh */
     bool stepped;                /* pmu_group.stepped of the opened group */
     unsigned long step_budget;
     size_t len[4];               /* code, init, late_init, one_time_init */
@@ -73,7 +73,8 @@ typedef struct shared_hdr {
     pmu_counter ctr[CODEGEN_MAX_CTR];
     bool overflow[CODEGEN_MAX_CTR];
     unsigned char lost[CODEGEN_MAX_CTR];   /* pmu_lost, from backend->verify */
-    uint64_t steps;              /* a stepped group: instructions stepped */
+    uint64_t steps, retired;     /* a stepped group: the traps taken, and the
+                                    instructions counted */
     bool step_over;              /* ... and whether its budget ran out */
     double cal_run[2];
     size_t n_cal;            /* ratios after the samples in the mapping */

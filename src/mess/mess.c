@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -290,6 +291,44 @@ static int write_file(const char *prefix, const char *ext, const mess_result *r,
     return st;
 }
 
+/* The outputs PREFIX.csv/.json/.svg can be written, checked before any
+ * measuring (a run takes a minute, and its results were lost to a typo): a
+ * prefix naming a directory ("dir/", ".", "..") would write hidden files; a
+ * missing or read-only directory, or an output that is a directory, fails
+ * here.  Nothing is created. */
+static int check_outputs(const char *prefix, nb_error *err)
+{
+    const char *base = strrchr(prefix, '/');
+    base = base ? base + 1 : prefix;
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        return nb_error_at(err, NB_EUSAGE, "-mess_out", 0, 0,
+                           "%s names a directory: the files would be hidden (.csv, .json, "
+                           ".svg); give a prefix such as %s%smess", prefix, prefix,
+                           *base ? "/" : "");
+    char dir[PATH_MAX];
+    size_t dlen = (size_t)(base - prefix);
+    if (dlen + 8 > sizeof dir || strlen(prefix) + 8 > sizeof dir)
+        return nb_error_at(err, NB_EUSAGE, "-mess_out", 0, 0, "is too long: '%s'", prefix);
+    snprintf(dir, sizeof dir, "%.*s", (int)dlen, prefix);
+    static const char *const ext[] = {"csv", "json", "svg"};
+    for (int i = 0; i < 3; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s.%s", prefix, ext[i]);
+        struct stat st;
+        int e = 0;
+        if (stat(path, &st) == 0)   /* there: a file nb may overwrite */
+            e = S_ISDIR(st.st_mode) ? EISDIR : access(path, W_OK) != 0 ? errno : 0;
+        else if (errno != ENOENT)
+            e = errno;
+        else if (access(dlen ? dir : ".", W_OK | X_OK) != 0)   /* to be made */
+            e = errno;
+        if (e)
+            return nb_error_at(err, NB_ESYSTEM, "-mess_out", 0, 0, "cannot write %s: %s", path,
+                               strerror(e));
+    }
+    return NB_OK;
+}
+
 static void summary(const mess_result *r, const opts *o)
 {
     printf("mess: unloaded latency: %.1f ns (%.0f core cycles at %.2f GHz; TSC %.3f GHz)\n",
@@ -297,8 +336,13 @@ static void summary(const mess_result *r, const opts *o)
     if (!isnan(r->peak_bw)) {
         printf("mess: peak bandwidth: %.2f GB/s (%d%% read, pad %d), latency there %.1f ns\n",
                r->peak_bw, r->peak_mix, r->peak_pad, r->peak_ns);
-        printf("mess: latency at 90%% of peak (%.2f GB/s): %.1f ns\n", 0.9 * r->peak_bw,
-               r->lat90_ns);
+        if (!isnan(r->lat90_ns) && r->npad >= 2)
+            printf("mess: latency at 90%% of peak (%.2f GB/s): %.1f ns\n", 0.9 * r->peak_bw,
+                   r->lat90_ns);
+        else
+            printf("mess: latency at 90%% of peak: not known (%s)\n",
+                   r->npad < 2 ? "one point per curve: give -mess_pads two or more"
+                               : "the peak's curve has no point at or below 90% of its peak");
     }
     printf("mess: chase %.0f MiB on CPU %d, huge pages %s", r->chase_bytes / MIB, r->chase_cpu,
            !o->huge ? "not asked" : r->chase_huge < 0 ? "unknown" : "");
@@ -324,6 +368,11 @@ static int choose_cpus(opts *o, const cpu_set_t *allowed, nb_error *err)
         for (int i = 0; i < CPU_SETSIZE && o->chase_cpu < 0; i++)
             if (CPU_ISSET(i, allowed))
                 o->chase_cpu = i;
+    for (int i = 0; i < o->ngen; i++)
+        for (int k = 0; k < i; k++)
+            if (o->gen_cpus[k] == o->gen_cpus[i])
+                return nb_error_at(err, NB_EUSAGE, "-mess_gen_cpus", 0, 0,
+                                   "CPU %d is named twice (one generator a CPU)", o->gen_cpus[i]);
     if (!CPU_ISSET(o->chase_cpu, allowed))
         return nb_error_at(err, NB_EUSAGE, "-mess_cpu", 0, 0, "CPU %d is not available to nb",
                            o->chase_cpu);
@@ -421,6 +470,8 @@ int mess_main(const mess_options *mo, nb_error *err)
     int st;
 
     cpu_set_t allowed, one;
+    if ((st = check_outputs(o.out, err)) != 0)
+        return st;
     if (sched_getaffinity(0, sizeof allowed, &allowed)) {
         return nb_error_at(err, NB_ESYSTEM, "-mess", 0, 0, "cannot read the CPU affinity: %s",
                            strerror(errno));

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "lib/json.h"
 #include "sys/status.h"
 
 static void csv_num(FILE *f, double v, const char *fmt)
@@ -53,7 +54,13 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
+        size_t n = c >= 0x80 ? utf8_seq_len(s) : 1;
+        if (n == 0) {   /* not UTF-8: U+FFFD, so the file stays valid JSON */
+            fputs("\xef\xbf\xbd", f);
+        } else if (n > 1) {
+            fwrite(s, 1, n, f);
+            s += n - 1;
+        } else if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c < 0x20)
             fprintf(f, "\\u%04x", c);

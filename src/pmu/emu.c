@@ -11,11 +11,11 @@
  *
  * tsc+emu: what auto picks where there is no PMU.  The tsc backend's clock
  * group first (CORE_CYCLES estimated, RDTSC, the cycles events), then the
- * emulated groups, then the events neither can count.  Stepping costs
- * ~20 microseconds an instruction, so an emulated group here has a budget
- * (TSC_EMU_BUDGET instructions stepped, a few tenths of a second): past
- * it the group is abandoned, its events print unavailable and nb says that
- * -backend emu counts them. */
+ * emulated groups, then the events neither can count.  A trap of the
+ * stepper costs ~20 microseconds, so an emulated group here has a budget
+ * (TSC_EMU_BUDGET traps, a few tenths of a second): past it the group is
+ * abandoned, its events print unavailable and nb says that -backend emu
+ * counts them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +25,11 @@
 #include "pmu/emu_step.h"
 #include "sys/status.h"
 
-/* Instructions a tsc+emu run may step in one group: nanoBench's defaults
- * with a short snippet step ~6,500 (two programs of 1,000 and 2,000
- * copies, and the harness). */
-#define TSC_EMU_BUDGET 16000
+/* Traps a tsc+emu run may take in one group: nanoBench's defaults with a
+ * straight-line snippet take ~40 (its copies run natively, emu_step.h);
+ * each iteration of a loop takes at least one (its JNZ is stepped), each
+ * branch in the code one. */
+#define TSC_EMU_BUDGET 10000
 /* Events per group of events no backend here counts (never run). */
 #define NONE_GROUP_MAX 16
 

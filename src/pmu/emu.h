@@ -120,6 +120,11 @@ typedef struct emu_insn {
     bool pushf;               /* pushes the flags (TF must not show) */
     bool loads_ss;            /* MOV SS / POP SS: the next instruction
                                  runs in its shadow, without a trap */
+    bool plain;               /* always goes on to the next instruction (no
+                                 branch, interrupt, system call or privileged
+                                 instruction, no REP string, rdpmc, PUSHF,
+                                 POPF or SS load): it may run in a stretch
+                                 that is not stepped (emu_step.h) */
 } emu_insn;
 
 /* Decodes the instruction at `bytes` (avail readable bytes, running at
@@ -137,10 +142,6 @@ void emu_count_iteration(uint64_t counts[EMU_KIND_MAX], const emu_insn *in);
 
 /* The value of a counter that counts the kinds in mask. */
 uint64_t emu_value(const uint64_t counts[EMU_KIND_MAX], uint32_t mask);
-
-/* Instructions in code[0..len) decoded one after the other (what one pass
- * through straight-line code retires). */
-uint64_t emu_count_insns(const uint8_t *code, size_t len);
 
 /* Whether mask counts anything beyond instructions (needs the decoder's
  * classes, so an instruction Zydis does not know makes it unknown). */

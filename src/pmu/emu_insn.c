@@ -106,6 +106,38 @@ static void classify_branch(const ZydisDecodedInstruction *in, const ZydisDecode
         out->cls |= EMU_C_FAR;
 }
 
+/* Whether the instruction always falls through to the next one. */
+static bool plain(const ZydisDecodedInstruction *in)
+{
+    switch (in->meta.category) {
+    case ZYDIS_CATEGORY_COND_BR:
+    case ZYDIS_CATEGORY_UNCOND_BR:
+    case ZYDIS_CATEGORY_CALL:
+    case ZYDIS_CATEGORY_RET:
+    case ZYDIS_CATEGORY_INTERRUPT:
+    case ZYDIS_CATEGORY_SYSCALL:
+    case ZYDIS_CATEGORY_SYSRET:
+    case ZYDIS_CATEGORY_SYSTEM:
+        return false;
+    default:
+        break;
+    }
+    switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_POPF:
+    case ZYDIS_MNEMONIC_POPFD:
+    case ZYDIS_MNEMONIC_POPFQ:
+    case ZYDIS_MNEMONIC_UD0:
+    case ZYDIS_MNEMONIC_UD1:
+    case ZYDIS_MNEMONIC_UD2:
+    case ZYDIS_MNEMONIC_HLT:
+    case ZYDIS_MNEMONIC_XABORT:
+    case ZYDIS_MNEMONIC_XEND:
+        return false;
+    default:
+        return !(in->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED);
+    }
+}
+
 bool emu_classify(const uint8_t *bytes, size_t avail, uint64_t addr, uint64_t rflags,
                   uint64_t rcx, emu_insn *out)
 {
@@ -133,6 +165,7 @@ bool emu_classify(const uint8_t *bytes, size_t avail, uint64_t addr, uint64_t rf
                     op[0].reg.value == ZYDIS_REGISTER_SS;
     classify_branch(&in, op, rflags, rcx, out);
     count_memory(&in, op, out);
+    out->plain = plain(&in) && !out->rep_string && !out->rdpmc && !out->pushf && !out->loads_ss;
     return true;
 }
 
@@ -219,15 +252,4 @@ const char *emu_kind_name(emu_kind k)
         [EMU_LDST_OPS] = "load-op-store ops",
     };
     return (unsigned)k < EMU_KIND_MAX ? names[k] : "?";
-}
-
-uint64_t emu_count_insns(const uint8_t *code, size_t len)
-{
-    uint64_t n = 0;
-    for (size_t off = 0; off < len; n++) {
-        emu_insn in;
-        emu_classify(code + off, len - off, off, 0, 0, &in);
-        off += in.len;
-    }
-    return n;
 }

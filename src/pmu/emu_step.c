@@ -8,6 +8,13 @@
 #include "sys/status.h"
 
 #define TF (UINT64_C(1) << 8)
+/* A stretch of plain instructions (emu_insn.plain) runs natively when it
+ * holds at least RUN_MIN of them, and at most RUN_MAX are decoded for one.
+ * The last stretches are kept by start address (RUN_CACHE, direct-mapped):
+ * a loop's body is decoded once. */
+#define RUN_MIN 2
+#define RUN_MAX 65536
+#define RUN_CACHE 64
 
 /* The benchmark may leave EFLAGS.AC (alignment checking) set, which Linux
  * keeps in a handler: cleared first, before nb's own code touches memory. */
@@ -29,8 +36,19 @@ static struct {
     bool have_pend, pend_known;
     uint64_t pend_rcx;               /* REP string: RCX before the iteration */
     uint64_t iterations;
-    uint64_t steps, budget;
+    uint64_t steps, budget, retired;
     bool over, unknown;
+    /* stretches run natively (emu_step_call's `runs`) */
+    bool runs;
+    bool in_run;                     /* one is running: its end holds an int3 */
+    uintptr_t run_end;
+    uint8_t run_saved;               /* the byte the int3 replaced */
+    size_t run_slot;                 /* its entry in cache[] */
+    struct run_entry {
+        uintptr_t start, end;        /* start 0: empty */
+        uint64_t n;
+        uint64_t counts[EMU_KIND_MAX];
+    } cache[RUN_CACHE];
     /* the native call in flight */
     volatile bool native;
     emu_prog np;
@@ -78,6 +96,7 @@ static bool decode(uintptr_t at, greg_t *r, emu_insn *in)
 static void retire(greg_t *r, const emu_insn *in, bool known, uint64_t iterations)
 {
     emu_count_retired(g.counts, in, iterations);
+    g.retired++;
     g.unknown |= !known;
     if (known && in->pushf) {
         /* TF is bit 8: bit 0 of the pushed value's second byte */
@@ -85,8 +104,59 @@ static void retire(greg_t *r, const emu_insn *in, bool known, uint64_t iteration
     }
 }
 
+/* The stretch of plain instructions from `start` up to the first that is
+ * not (it ends the stretch and is stepped), from the cache or decoded;
+ * NULL when it is shorter than RUN_MIN. */
+static struct run_entry *run_at(uintptr_t start, greg_t *r)
+{
+    struct run_entry *e = &g.cache[(start >> 2) % RUN_CACHE];
+    if (e->start == start)
+        return e->n >= RUN_MIN && e->end < g.p.hi ? e : NULL;
+    memset(e, 0, sizeof *e);
+    uintptr_t at = start;
+    emu_insn in;
+    while (at < g.p.hi && e->n < RUN_MAX && decode(at, r, &in) && in.plain) {
+        emu_count_retired(e->counts, &in, 1);
+        e->n++;
+        at += in.len;
+    }
+    e->start = start;
+    e->end = at;
+    return e->n >= RUN_MIN && at < g.p.hi ? e : NULL;
+}
+
+/* Let the stretch at RIP run natively: an int3 at its end brings control
+ * back (on_trap, finish_run). */
+static bool start_run(greg_t *r)
+{
+    struct run_entry *e = run_at((uintptr_t)r[REG_RIP], r);
+    if (!e)
+        return false;
+    uint8_t *end = (uint8_t *)e->end;
+    g.run_saved = *end;
+    *end = 0xCC;
+    g.run_end = e->end;
+    g.run_slot = (size_t)(e - g.cache);
+    g.in_run = true;
+    g.have_pend = false;
+    return true;
+}
+
+/* The int3 at the stretch's end: every instruction of it retired. */
+static void finish_run(greg_t *r)
+{
+    const struct run_entry *e = &g.cache[g.run_slot];
+    *(uint8_t *)g.run_end = g.run_saved;
+    g.in_run = false;
+    for (unsigned k = 0; k < EMU_KIND_MAX; k++)
+        g.counts[k] += e->counts[k];
+    g.retired += e->n;
+    r[REG_RIP] = (greg_t)g.run_end;
+}
+
 /* Decode the instruction at RIP as the pending one, answering rdpmc reads
- * of the group on the way (each is retired after its read). */
+ * of the group on the way (each is retired after its read); or, where a
+ * stretch of plain instructions starts, let it run (g.in_run). */
 static void take_next(greg_t *r)
 {
     for (;;) {
@@ -95,6 +165,8 @@ static void take_next(greg_t *r)
         g.have_pend = true;
         g.iterations = 0;
         g.pend_rcx = (uint64_t)r[REG_RCX];
+        if (g.runs && g.pend_known && g.pend.plain && start_run(r))
+            return;
         if (!g.pend_known || !g.pend.rdpmc)
             return;
         size_t i = find_counter((uint32_t)r[REG_RCX]);
@@ -111,11 +183,13 @@ static void take_next(greg_t *r)
     }
 }
 
-/* One trap inside the program. */
-static void step(greg_t *r)
+/* One trap inside the program: after a step, or at a stretch's end. */
+static void step(greg_t *r, bool run_end)
 {
-    uintptr_t rip = (uintptr_t)r[REG_RIP];
     g.steps++;
+    if (run_end)
+        finish_run(r);
+    uintptr_t rip = (uintptr_t)r[REG_RIP];
     if (g.have_pend) {
         emu_insn *p = &g.pend;
         if (g.pend_known && p->rep_string) {
@@ -155,11 +229,17 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
     bool breakpoint = r[REG_TRAPNO] == 3;
     if (g.stepping) {
         uintptr_t rip = (uintptr_t)r[REG_RIP];
-        if (rip >= g.p.lo && rip < g.p.hi) {
+        /* (a stretch that ends at the final RET traps at the program's end) */
+        bool run_end = breakpoint && g.in_run && rip == g.run_end + 1;
+        if (run_end || (rip >= g.p.lo && rip < g.p.hi)) {
             g.entered = true;
-            step(r);
-            if (g.stepping)
+            step(r, run_end);
+            if (g.in_run || !g.stepping)
+                r[REG_EFL] &= (greg_t)~TF;
+            else
                 r[REG_EFL] |= (greg_t)TF;
+            if (run_end)
+                return;
         } else if (g.entered) {
             if (g.have_pend)   /* the program's RET */
                 retire(r, &g.pend, g.pend_known, g.iterations);
@@ -234,25 +314,32 @@ void emu_step_end(void)
     g.n = 0;
 }
 
-emu_step_result emu_step_call(const emu_prog *p, uint64_t budget)
+emu_step_result emu_step_call(const emu_prog *p, uint64_t budget, bool runs)
 {
     g.p = *p;
     memset(g.counts, 0, sizeof g.counts);
-    g.entered = g.have_pend = g.over = g.unknown = false;
-    g.steps = 0;
+    memset(g.cache, 0, sizeof g.cache);   /* another program may lie there now */
+    g.entered = g.have_pend = g.over = g.unknown = g.in_run = false;
+    g.steps = g.retired = 0;
     g.budget = budget;
+    g.runs = runs;
     g.stepping = true;
     /* TF on; the CPU traps from the instruction after the POPF on (the
      * red zone below RSP is left alone) */
     __asm__ volatile("lea -128(%%rsp), %%rsp; pushfq; orq $0x100, (%%rsp); popfq; "
                      "lea 128(%%rsp), %%rsp" ::: "memory", "cc");
     p->entry();
+    if (g.in_run) {     /* cannot happen: the program passes every stretch's end */
+        *(uint8_t *)g.run_end = g.run_saved;
+        g.in_run = false;
+    }
     if (g.stepping) {   /* never entered: cannot happen, but never leave TF on */
         g.stepping = false;
         __asm__ volatile("lea -128(%%rsp), %%rsp; pushfq; andq $~0x100, (%%rsp); popfq; "
                          "lea 128(%%rsp), %%rsp" ::: "memory", "cc");
     }
-    return (emu_step_result){.steps = g.steps, .over = g.over, .unknown = g.unknown};
+    return (emu_step_result){.steps = g.steps, .retired = g.retired, .over = g.over,
+                             .unknown = g.unknown};
 }
 
 void emu_step_call_native(const emu_prog *p)
@@ -284,7 +371,7 @@ bool emu_step_works(char *why, size_t whylen)
             uintptr_t lo = (uintptr_t)nb_emu_probe_code, hi = (uintptr_t)nb_emu_probe_end;
             emu_prog p = {.entry = (void (*)(void))(void *)nb_emu_probe_code, .lo = lo, .hi = hi,
                           .map_end = hi + 1, .epilogue = hi - 1};
-            emu_step_result r = emu_step_call(&p, 16);
+            emu_step_result r = emu_step_call(&p, 16, false);
             uint64_t n = g.counts[EMU_INSTRUCTIONS];
             emu_step_end();
             if (r.steps == 4 && n == 4)

@@ -12,6 +12,17 @@
  * Counting starts when RIP first enters the program and the trap flag is
  * dropped when RIP leaves it (the final RET); the few instructions of nb's
  * own between setting the flag and the call trap too but count nothing.
+ *
+ * Stretches: a trap costs a signal (~20 microseconds), so where a stretch
+ * of plain instructions starts (emu_insn.plain: each always goes on to the
+ * next, so all of them retire, in order, or the run faults and ends), the
+ * handler decodes it once, counts it whole, writes an int3 over the first
+ * instruction after it and lets it run with TF clear; the int3's SIGTRAP
+ * puts the byte back and steps on from there.  The counts are the same as
+ * stepping each instruction (tests/test_emu.c compares them); straight-line
+ * copies of a snippet cost a trap, not one per instruction.  The program's
+ * mapping is its own and writable; code that reads its own bytes would see
+ * the int3 at a stretch's end.
  * Linux clears TF for a signal handler, so no handler is stepped, and the
  * kernel's work is never seen (counts are user mode only).
  *
@@ -52,6 +63,7 @@ typedef struct emu_prog {
 
 typedef struct emu_step_result {
     uint64_t steps;          /* traps taken inside the program */
+    uint64_t retired;        /* instructions it retired (counted) */
     bool over;               /* ran over the budget: the readings are unusable */
     bool unknown;            /* an instruction the decoder does not know ran:
                                 only instruction counts are sure */
@@ -63,8 +75,9 @@ int emu_step_begin(const pmu_counter *ctr, size_t n);
 void emu_step_end(void);
 
 /* One call of the program, stepped; budget: the most traps before the run
- * is abandoned (0: no limit). */
-emu_step_result emu_step_call(const emu_prog *p, uint64_t budget);
+ * is abandoned (0: no limit); runs: stretches of plain instructions run
+ * natively (see above), else every instruction is stepped. */
+emu_step_result emu_step_call(const emu_prog *p, uint64_t budget, bool runs);
 
 /* One call of the program, not stepped (a warm-up run). */
 void emu_step_call_native(const emu_prog *p);

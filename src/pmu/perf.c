@@ -12,7 +12,7 @@
  * read another CPU's counters.  This needs perf_event_paranoid <= 2 only,
  * and the fds die with the child, so a crashing benchmark leaks nothing.
  * The one system setting this backend may change, sysfs rdpmc 0 -> 2 (root
- * only), would be lost if the child died before close(): the runner should
+ * only), would be lost if the child died before close(): the session should
  * call pmu_rdpmc_enable() (common.h) in the parent before forking and undo
  * it with pmu_rdpmc_restore() from its restore registry; open() in the child
  * then finds rdpmc on and changes nothing.

@@ -1,4 +1,10 @@
-/* nb pmu: one interface, four counter backends.
+/* Folder pmu/: the counters.  One interface (this header) and each backend
+ * whole in its own files: perf_event+rdpmc, msr+rdpmc, the calibrated TSC
+ * with its method, the emulated PMU; what perf and msr share (common.h);
+ * errno turned into advice in one place (advice.h).  A backend fills the
+ * caller's nb_error when it cannot do something.
+ *
+ * nb pmu: one interface, four counter backends.
  *
  *   perf.c  perf_event_open per event + rdpmc in the generated code
  *   msr.c   IA32_PERFEVTSELx / AMD PERF_CTL via /dev/cpu/N/msr + rdpmc
@@ -26,23 +32,13 @@
 #include "sys/cpu.h"
 #include "sys/error.h"
 #include "events/config.h"
+#include "harness/read.h"
 
-/* Counters one measured program reads at most (codegen's CODEGEN_MAX_CTR). */
-#define PMU_MAX_GROUP_CTR 24
 
 typedef enum {
     PMU_BACKEND_AUTO, PMU_BACKEND_PERF, PMU_BACKEND_MSR, PMU_BACKEND_TSC, PMU_BACKEND_EMU
 } pmu_backend_kind;
 
-/* How the generated code reads one counter. */
-typedef enum {
-    PMU_READ_RDPMC,   /* mov ecx, rdpmc_ecx; rdpmc */
-    PMU_READ_RDTSC,   /* rdtsc */
-    PMU_READ_NONE,    /* not countable here: printed as unavailable */
-    PMU_READ_OUTSIDE, /* read by the measuring process right before and after
-                         each run (pmu_backend.read_outside): MSRs the code
-                         cannot RDMSR in user mode, perf's RAPL events */
-} pmu_read_kind;
 
 typedef struct pmu_counter {
     char name[NB_EVENT_NAME_MAX];
@@ -106,7 +102,7 @@ typedef struct pmu_group {
     bool stepped;
     bool once;               /* one measurement per program: the counts do not
                                 depend on timing (the emu backend) */
-    unsigned long step_budget;   /* most instructions stepped for the group, 0:
+    unsigned long step_budget;   /* most traps of the stepper for the group, 0:
                                     no limit (tsc+emu keeps a run short) */
 } pmu_group;
 

@@ -2,8 +2,8 @@
  *
  * The only counter is the time-stamp counter, read with rdtsc between two
  * lfences.  TSC ticks are not core cycles (here the TSC runs at ~2.1 GHz and
- * the cores near 3.7 GHz), so core cycles are an estimate: the runner
- * measures, in the same child and around each run, a long dependent chain of
+ * the cores near 3.7 GHz), so core cycles are an estimate: the measuring
+ * process times, around each run, a long dependent chain of
  * 1-cycle `add rax, rax` and divides ticks by the ticks-per-cycle it found
  * (counters with tsc_cycles set).  Any config event that is not the core
  * cycles event (Intel 0x3C.00, AMD 0x76.00) is unavailable here, and is

@@ -126,15 +126,6 @@ void cal_points(const cal_progs *cp, double *v, size_t n)
         v[i] = cal_point_n(cp, CAL_REPS);
 }
 
-static void cal_free(cal_progs *cp)
-{
-    for (size_t k = 0; k < cp->n; k++) {
-        codegen_free(&cp->ch[k].a);
-        codegen_free(&cp->ch[k].b);
-    }
-    cp->n = 0;
-}
-
 /* The ADD chain, and the IMUL chain with its latency in whole cycles as
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
  * chain is left out if that does not come out a plausible whole number. */
@@ -298,23 +289,6 @@ size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n
     rs[0].ratio[0] = rs[0].add_ratio[0] = cal_point_n(cp, CAL_REPS);
     *n_add = 1;
     return 1;
-}
-
-static void run_plain(const codegen_prog *p, bool calibration)
-{
-    (void)calibration;
-    codegen_call(p);
-}
-
-double runner_calibrate_once(void)
-{
-    cal_progs cp;
-    if (cal_build(&cp, run_plain, 0, NULL))
-        return 0;
-    double v[CAL_POINTS];
-    cal_points(&cp, v, CAL_POINTS);
-    cal_free(&cp);
-    return stats_median(v, CAL_POINTS);
 }
 
 /* Busy-wait SPIN_NS so the core leaves any idle frequency, timing the TSC on

@@ -3,8 +3,8 @@
  *
  * The engine hands in one hook, tsc_run_fn, that runs a generated program
  * (the measuring process notes which one for fault reports); everything
- * else is here.  cal_build() makes the calibration programs, cal_free()
- * (inside) releases them; run_state's buffers belong to the caller. */
+ * else is here.  cal_build() makes the calibration programs, which live as
+ * long as the measuring process; run_state's buffers belong to the caller. */
 #ifndef NB_PMU_TSC_METHOD_H
 #define NB_PMU_TSC_METHOD_H
 
@@ -108,8 +108,5 @@ size_t measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n
                const pmu_counter *ctr, bool *ovf, size_t *n_add);
 /* Busy-waits SPIN_NS so the core leaves any idle frequency; the TSC's rate. */
 double spin_tsc_ghz(void);
-/* Ticks per core cycle from a calibration program pair, in this process;
- * exposed for tests.  Returns a value > 0, or 0 on failure. */
-double runner_calibrate_once(void);
 
 #endif

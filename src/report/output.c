@@ -1,10 +1,12 @@
 /* nb output: see output.h. */
 #include "report/output.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/text.h"
+#include "sys/restore.h"
 #include "sys/status.h"
 
 void out_init(nb_out *out, nb_output fmt, FILE *f, bool batch)
@@ -269,8 +271,10 @@ static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o,
         fputc('\n', out->f);
 }
 
-int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
-               int status, const char *message)
+/* The record, written and flushed with nb's signals held: a SIGINT (or any
+ * signal that ends nb) waits until the record is whole on its way out. */
+static int write_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
+                        int status, const char *message)
 {
     if (out->fmt == OUTPUT_TEXT) {
         text_record(out, ctx, o, j, status, message);
@@ -289,7 +293,20 @@ int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb
         jv_free(rec);
     }
     /* Stream: a batch's finished lines are on disk whatever happens next. */
-    if (fflush(out->f) != 0 || ferror(out->f))
+    errno = 0;
+    if (fflush(out->f) != 0 || ferror(out->f)) {
+        out->write_errno = errno ? errno : EIO;
         return NB_ESYSTEM;
+    }
     return 0;
+}
+
+int out_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
+               int status, const char *message)
+{
+    sigset_t old;
+    restore_hold_signals(&old);
+    int rc = write_record(out, ctx, o, j, status, message);
+    restore_release_signals(&old);
+    return rc;
 }

@@ -1,12 +1,12 @@
 /* Folder report/: what a result looks like once measured.  nanoBench's
- * text lines (report.c), the record tree behind JSON and CSV (record.c),
+ * text lines (text.c), the record tree behind JSON and CSV (record.c),
  * the machine's fingerprint in every record (fingerprint.c) and the writer
  * that picks the format and streams it (output.c).  report/ reads results;
  * it never runs a benchmark.
  *
  * nb output: results in the format -output asks for.
  *
- *   text  nanoBench's "NAME: value" lines (report.c); in a batch each
+ *   text  nanoBench's "NAME: value" lines (text.c); in a batch each
  *         line's block is headed by "# line N: <the line>" and failures
  *         show as "error: <message>".
  *   json  one JSON object per benchmark (record.c), one per line (JSON
@@ -29,6 +29,7 @@ typedef struct nb_out {
     size_t n_cols;
     long *slot;           /* column numbers by name (output.c), -1: free */
     size_t n_slot;
+    int write_errno;      /* why the last record could not be written; 0 */
 } nb_out;
 
 void out_init(nb_out *out, nb_output fmt, FILE *f, bool batch);

@@ -122,6 +122,9 @@ static jv *hex_of(const uint8_t *b, size_t n)
     return v;
 }
 
+const char *const run_fragment_names[NB_FRAG_MAX] = {"code", "init", "late_init",
+                                                     "one_time_init"};
+
 static jv *fragment_json(const run_fragment *fr)
 {
     const asm_code *c = &fr->code;
@@ -175,7 +178,13 @@ static jv *backend_json(const bench_result *r)
     jv_push(l, jv_int(r->loops[0]));
     jv_push(l, jv_int(r->loops[1]));
     jv_set(b, "normalization", jv_num(r->normalization));
-    jv_set(b, "instructions_stepped", jv_int((long long)r->steps));
+    if (r->emu_traps) {
+        jv *e = jv_set(b, "emulator", jv_obj());
+        jv_set(e, "instructions", jv_int((long long)r->emu_instructions));
+        jv_set(e, "traps", jv_int((long long)r->emu_traps));
+    } else {
+        jv_set(b, "emulator", jv_null());
+    }
     /* Resolution of one reading, and of one result (divided by the
      * normalization).  A counter counts single events; the tsc backend
      * reads TSC ticks, each worth 1/ticks_per_cycle core cycles. */
@@ -213,7 +222,7 @@ static jv *events_json(const bench_result *r)
         jv_set(o, "agg", e->unavailable ? jv_arr() : num_array(e->agg, 2));
         jv *s = jv_set(o, "samples", jv_arr());
         for (int run = 0; run < 2; run++)
-            jv_push(s, e->unavailable ? jv_arr() : num_array(e->samples[run], e->n_samples));
+            jv_push(s, e->unavailable ? jv_arr() : jv_nums(e->samples[run], e->n_samples));
         jv_set(o, "group", jv_int((long long)e->group));
         jv *f = jv_set(o, "flags", jv_obj());
         jv_set(f, "unavailable", jv_bool(e->unavailable));

@@ -6,7 +6,7 @@
 #define NB_RECORD_H
 
 #include "report/fingerprint.h"
-#include "cli/run.h"
+#include "report/subject.h"
 #include "lib/json.h"
 
 #define RECORD_SCHEMA "nb-result-1"

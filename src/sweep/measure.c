@@ -36,7 +36,7 @@
 
 #include "asm/asm.h"
 #include "events/evdb.h"
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "sys/status.h"
 
 #define CACHE_SIZE 1024
@@ -180,11 +180,12 @@ long sw_meas_runs(const sw_meas *m)
 
 static int assemble(const char *text, const char *what, asm_code *out, nb_error *err)
 {
-    asm_error e;
-    if (asm_assemble(text, out, &e) == 0)
+    nb_error e;
+    int rc = asm_assemble(text, what, out, &e);
+    if (rc == 0)
         return 0;
-    return nb_error_set(err, NB_EINPUT, "nb's assembler refuses the %s: %s (column %d of "
-                        "'%.200s')", what, e.message, e.col, e.source);
+    return nb_error_set(err, rc, "nb's assembler refuses the %s: %s (column %d of '%.200s')",
+                        what, e.message, e.col, e.source);
 }
 
 /* Every statement the chain marks as an instance decodes as the form. */

@@ -87,8 +87,8 @@ static void verify_forms(sweep_form_list *l, const size_t *sel, size_t n, const 
             continue;
         }
         asm_code c;
-        asm_error ae;
-        if (asm_assemble(plan.example, &c, &ae) != 0) {
+        nb_error ae;
+        if (asm_assemble(plan.example, "example", &c, &ae) != 0) {
             f->skip = "nb's assembler refuses it";
             snprintf(f->skip_detail, sizeof f->skip_detail, "%.100s", ae.message);
             continue;

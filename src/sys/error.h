@@ -5,10 +5,13 @@
  * user's input when there is one, the message, optionally the source line
  * for a caret and a line of advice) and returns its status; callers pass it
  * up unchanged or add context with nb_error_prefix().  Only main.c (and the
- * batch writer, for a line's record) hands it to nb_error_print(); nothing
- * else writes "nb: ..." to stderr.  Warnings and notes that do not stop the
- * run go through nb_warn()/nb_note(), which a batch can redirect into the
- * line's record with nb_diag_redirect(). */
+ * batch, for a line) hands it to nb_error_print(); a record carries the
+ * same text (nb_error_format).  Nothing else writes "nb: ..." to stderr but
+ * nb_warn()/nb_note() (warnings and notes that do not stop the run), the
+ * progress lines of -batch and -mess, -debug's register dump, and the
+ * signal handler's "stopped by" line (restore.c: async-signal-safe, so a
+ * plain write()).  nb_diag_redirect() sends warnings and notes elsewhere
+ * (tests capture them so). */
 #ifndef NB_SYS_ERROR_H
 #define NB_SYS_ERROR_H
 

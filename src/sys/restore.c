@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "sys/restore.h"
@@ -132,26 +134,112 @@ void restore_all(void)
 
 size_t restore_pending(void) { return (size_t)g_n; }
 
-/* Says why nb ends (async-signal-safe: write only), restores, and dies of
- * the same signal so the caller sees it (exit status 128 + sig). */
+/* The signals whose default action ends the process, other than the faults
+ * of nb's own code (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS,
+ * SIGABRT); and SIGRTMIN..SIGRTMAX.  g_mine: those nb handles (not the ones
+ * it was started with ignored). */
+static const int g_ending[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+                               SIGPIPE, SIGALRM,   SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+                               SIGIO,   SIGPWR,    SIGSTKFLT};
+#define N_ENDING (sizeof g_ending / sizeof g_ending[0])
+static sigset_t g_mine;
+static bool g_installed;
+
+static const char *const g_names[] = {
+    [SIGHUP] = "HUP",   [SIGINT] = "INT",       [SIGQUIT] = "QUIT",   [SIGTERM] = "TERM",
+    [SIGUSR1] = "USR1", [SIGUSR2] = "USR2",      [SIGPIPE] = "PIPE",   [SIGALRM] = "ALRM",
+    [SIGVTALRM] = "VTALRM", [SIGPROF] = "PROF", [SIGXCPU] = "XCPU",   [SIGXFSZ] = "XFSZ",
+    [SIGIO] = "IO",     [SIGPWR] = "PWR",       [SIGSTKFLT] = "STKFLT",
+};
+
+/* "nb: stopped by SIGxxx\n" into buf (async-signal-safe: no stdio). */
+static size_t stop_message(int sig, char *buf)
+{
+    size_t n = 0;
+    for (const char *p = "nb: stopped by SIG"; *p; p++)
+        buf[n++] = *p;
+    const char *name = sig > 0 && (size_t)sig < sizeof g_names / sizeof g_names[0] ? g_names[sig]
+                                                                                : NULL;
+    if (!name) {   /* a real-time signal: RTMIN, RTMIN+k, RTMAX */
+        int k = sig - SIGRTMIN;
+        name = sig == SIGRTMAX ? "RTMAX" : "RTMIN";
+        for (const char *p = name; *p; p++)
+            buf[n++] = *p;
+        name = "";
+        if (sig != SIGRTMAX && k > 0) {
+            buf[n++] = '+';
+            if (k >= 10)
+                buf[n++] = (char)('0' + k / 10);
+            buf[n++] = (char)('0' + k % 10);
+        }
+    }
+    for (const char *p = name; *p; p++)
+        buf[n++] = *p;
+    buf[n++] = '\n';
+    return n;
+}
+
+/* Says why nb ends (not for SIGPIPE: whoever read nb's output is gone, and
+ * nb ends quietly), restores, and dies of the same signal so the caller sees
+ * it (exit status 128 + sig), never with a core file. */
 static void on_signal(int sig)
 {
-    const char *msg = sig == SIGINT ? "nb: stopped by SIGINT\n"
-                      : sig == SIGTERM ? "nb: stopped by SIGTERM\n"
-                                       : "nb: stopped by SIGHUP\n";
-    if (write(STDERR_FILENO, msg, strlen(msg)) < 0) { /* nothing to do */ }
+    int saved = errno;
+    if (sig != SIGPIPE) {
+        char msg[64];
+        size_t n = stop_message(sig, msg);
+        if (write(STDERR_FILENO, msg, n) < 0) { /* nothing to do */ }
+    }
     restore_all();
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
     signal(sig, SIG_DFL);
-    raise(sig);
+    raise(sig);   /* delivered when the handler returns (sig is blocked here) */
+    errno = saved;
 }
 
 void restore_install_signals(void)
 {
-    struct sigaction sa;
+    if (g_installed)
+        return;
+    g_installed = true;
+    sigemptyset(&g_mine);
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    /* one at a time: a second signal waits until the first has restored */
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    for (size_t i = 0; i < N_ENDING; i++)
+        sigaddset(&sa.sa_mask, g_ending[i]);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        sigaddset(&sa.sa_mask, sig);
+    for (int sig = 1; sig <= SIGRTMAX; sig++) {
+        if (!sigismember(&sa.sa_mask, sig))
+            continue;
+        /* A signal nb was started with ignored (nohup's SIGHUP, a
+         * background job's SIGINT) stays ignored. */
+        if (sigaction(sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        if (sigaction(sig, &sa, NULL) == 0)
+            sigaddset(&g_mine, sig);
+    }
+}
+
+void restore_child_signals(void)
+{
+    if (!g_installed)
+        return;
+    for (int sig = 1; sig <= SIGRTMAX; sig++)
+        if (sigismember(&g_mine, sig))
+            signal(sig, SIG_DFL);
+}
+
+void restore_hold_signals(sigset_t *old)
+{
+    sigprocmask(SIG_BLOCK, &g_mine, old);
+}
+
+void restore_release_signals(const sigset_t *old)
+{
+    sigprocmask(SIG_SETMASK, old, NULL);
 }

@@ -6,7 +6,7 @@
  * actions (a backend's own) register with restore_push_fn.  restore_all()
  * undoes everything in reverse order, exactly once.  It is called by bench
  * at the end of a run and, after restore_install_signals(), from the
- * SIGINT/SIGTERM/SIGHUP handler, which then re-raises the signal.  Undo uses
+ * handler of every signal that would end nb, which then re-raises it.  Undo uses
  * only open/pread/pwrite/close, so it is async-signal-safe.
  *
  * Paths take a root prefix ("" in production, a fake tree in tests):
@@ -14,6 +14,7 @@
 #ifndef NB_RESTORE_H
 #define NB_RESTORE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,9 +45,24 @@ void restore_all(void);
 /* Number of pending undo entries. */
 size_t restore_pending(void);
 
-/* SIGINT, SIGTERM, SIGHUP: say "nb: stopped by SIGx" on stderr, restore_all()
- * (which also kills and reaps a measuring child, see runner.c), then die of
- * the same signal. */
+/* Every signal whose default action ends the process (SIGHUP, SIGINT,
+ * SIGQUIT, SIGTERM, SIGUSR1/2, SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+ * SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT, SIGRTMIN..SIGRTMAX) but the faults of
+ * nb's own code: say "nb: stopped by SIGx" on stderr (SIGPIPE: nothing, the
+ * reader of nb's output is gone), restore_all() (which also kills and reaps a
+ * measuring child, see measure/worker.c), then die of the same signal, without a
+ * core file.  A signal nb was started with ignored stays ignored (nohup).
+ * Once per process; later calls do nothing. */
 void restore_install_signals(void);
+
+/* In the measuring process: every signal nb handles back to its default
+ * action (the ones nb was started with ignored stay ignored). */
+void restore_child_signals(void);
+
+/* Hold the signals nb handles until restore_release_signals(old): what is
+ * written between the two (one result record) is written whole; a signal
+ * that came meanwhile ends nb right after. */
+void restore_hold_signals(sigset_t *old);
+void restore_release_signals(const sigset_t *old);
 
 #endif

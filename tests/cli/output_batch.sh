@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 NB=${NB:-build/nb}
 PY=/usr/bin/python3
 if ! $PY -c "import jsonschema" 2>/dev/null; then
-    echo "skip: /usr/bin/python3 has no jsonschema module (./build.sh installs python3-jsonschema)"
+    echo "skip: /usr/bin/python3 has no jsonschema module (./build.sh --dev installs python3-jsonschema)"
     exit 77
 fi
 tmp=$(mktemp -d)

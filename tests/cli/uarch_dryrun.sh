@@ -47,5 +47,10 @@ if [ -n "$other" ]; then
     if [ $rc -eq 0 ] || ! printf '%s' "$err" | grep -q "uarch $other: its events are .* events and this CPU is"; then
         echo "FAIL: -uarch $other -backend perf on $host: rc $rc: $err"; fail=1
     fi
+    # and so is a batch line: one run-and-record step serves both
+    err=$(printf -- '-asm nop\n' | "$NB" -uarch $other -backend perf -batch - 2>&1 >/dev/null); rc=$?
+    if [ $rc -ne 5 ] || ! printf '%s' "$err" | grep -q "^nb: line 1: -uarch $other: its events are"; then
+        echo "FAIL: batch line with -uarch $other -backend perf on $host: rc $rc: $err"; fail=1
+    fi
 fi
 exit $fail

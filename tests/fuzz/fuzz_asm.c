@@ -1,6 +1,6 @@
 /* libFuzzer target for the assembler: the input, as NUL-terminated text, goes
  * through asm_assemble(); success or a reported error are both fine, a crash,
- * leak or sanitizer report is not.  On error the asm_error must be filled. */
+ * leak or sanitizer report is not.  On error the nb_error must be filled. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,10 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     asm_code code;
-    asm_error err;
+    nb_error err;
     memset(&code, 0, sizeof code);
     memset(&err, 0, sizeof err);
-    if (asm_assemble(text, &code, &err) == 0) {
+    if (asm_assemble(text, "asm", &code, &err) == 0) {
         /* Every statement's bytes must lie inside the output. */
         for (size_t i = 0; i < code.n_stmts; i++)
             if (code.stmts[i].offset + code.stmts[i].size > code.size)

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             o.warm_up_count < 0 || o.initial_warm_up_count < 0 ||
             o.alignment_offset < 0 || o.alignment_offset > 4095 ||
             (o.usr != 0 && o.usr != 1) || (o.os != 0 && o.os != 1) ||
-            (o.usr == 0 && o.os == 0) || o.cpu < -1 || o.r14_size < 4096 ||
+            (o.usr == 0 && o.os == 0) || o.cpu < -1 || (o.r14_size != 0 && o.r14_size < 4096) ||
             !(o.timeout > 0) || (o.asm_code && o.code) || (o.emit && !o.asm_code))
             abort();
     }

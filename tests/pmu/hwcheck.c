@@ -1,9 +1,8 @@
 /* hwcheck: try the perf (and, as root, msr) backends on real hardware.
  *
- * Not part of `make test` (CI machines have no PMU).  On a machine with one:
- *   make ZYDIS_DIR=... && cc -static -std=c11 -D_GNU_SOURCE -Isrc \
- *       tests/pmu/hwcheck.c build/obj/src/cpu.o build/obj/src/status.o \
- *       build/obj/src/pmu/[acmp]*.o -o build/hwcheck && build/hwcheck [msr]
+ * Built by `make hwcheck` (and by `make test`, so it keeps linking), run only
+ * by hand: CI machines have no PMU.  On a machine with one:
+ *   make hwcheck && build/hwcheck [msr]
  * It opens the fixed-counter group and a few architectural events, reads
  * every counter with rdpmc/rdtsc around a loop of N iterations of
  * "dec; jnz" (2 instructions, 1 taken branch, ~1 cycle each) and prints the
@@ -117,5 +116,6 @@ int main(int argc, char **argv)
         }
         b->close(&g);
     }
+    pmu_plan_free(&plan);
     return bad;
 }

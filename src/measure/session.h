@@ -1,8 +1,18 @@
-/* nb bench: one measurement, from code bytes and events to per-copy figures.
+/* Folder measure/: running a benchmark and turning readings into results.
+ * The session (this header) picks the backend and the event groups and
+ * normalizes the results; the measuring process runs the generated code
+ * pinned, apart from nb (worker.h: nb's side; child.c, step.c, trap.c,
+ * gdb.c and sandbox.c: its side; worker_shared.h: what crosses fork()); a
+ * fault in it becomes one message (fault.h); stats.h aggregates.
  *
- * bench_run() is the entry point main calls: it picks the backend
- * (-backend, else the best usable one), splits the events into groups,
- * and for each group runs the generated code in a pinned child (runner.c):
+ * nb session: the measuring session, one benchmark at a time from code
+ * bytes and events to per-copy figures (bench_*: a benchmark's code, its
+ * result).
+ *
+ * bench_run() measures one benchmark in a session of its own: it picks the
+ * backend (-backend, else the best usable one), splits the events into
+ * groups, and for each group runs the generated code in the measuring
+ * process (worker.h):
  * run(unroll_count) and run(2 x unroll_count) (-basic_mode: 0 and
  * unroll_count), each warm_up_count discarded runs then n_measurements kept
  * ones.  The result of an event is (agg(second) - agg(first)) /
@@ -11,8 +21,8 @@
  * restore.h and is undone before bench_run returns.
  *
  * The bench_result owns its arrays; free it with bench_result_free(). */
-#ifndef NB_BENCH_H
-#define NB_BENCH_H
+#ifndef NB_MEASURE_SESSION_H
+#define NB_MEASURE_SESSION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -70,7 +80,9 @@ typedef struct bench_result {
     size_t n_groups;
     long copies[2];                  /* local unroll count of the two runs */
     long loops[2];                   /* their loop counts (-basic_mode: 0 for the first) */
-    unsigned long long steps;        /* instructions the emulator stepped (0: none) */
+    /* The emulator's work (pmu/emu_step.h): instructions it counted in the
+     * measured runs, and the traps that took (0, 0: it did not run). */
+    unsigned long long emu_instructions, emu_traps;
     double normalization;            /* the divisor (1 with -no_normalization) */
     bench_calibration cal;
 } bench_result;

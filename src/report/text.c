@@ -1,4 +1,4 @@
-/* nb report: see report.h.
+/* nb text: see text.h.
  *
  * Numbers are printed as nanoBench prints them: it keeps results as integers
  * in hundredths, rounds (value + n/2) / n with C's division and prints the
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/text.h"
 
 /* floor(x + half), snapped to the nearest whole number when within a
  * relative 1e-9 of it: a tie that the division left a hair below or above

@@ -1,8 +1,9 @@
-/* nb runner: runs one event group's measurement in a pinned child process.
+/* nb worker: the measuring process, seen from the session: runs one event
+ * group's measurement in a pinned child process.
  *
  * The child is kept from run to run (the groups of a benchmark, the lines of
  * a batch) until it faults, times out, needs other settings (CPU, -r14_size,
- * -debug) or runner_stop() ends it; each run gets zeroed memory areas.
+ * -debug) or worker_stop() ends it; each run gets zeroed memory areas.
  * The child pins itself to the CPU, catches faults on an alternate stack,
  * opens the group's counters (when the backend opens in the measuring
  * process), maps the memory areas, generates the programs (codegen.h), runs
@@ -27,9 +28,9 @@
  * child.c (the measuring process), trap.c (its signal handlers), gdb.c,
  * pmu/tsc_method.c (sampling and the tsc calibration); worker_shared.h
  * describes what crosses fork().  The caller owns the fragments' bytes;
- * runner_output_free() frees an output. */
-#ifndef NB_RUNNER_H
-#define NB_RUNNER_H
+ * worker_output_free() frees an output. */
+#ifndef NB_MEASURE_WORKER_H
+#define NB_MEASURE_WORKER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,7 +50,7 @@ typedef struct measure_params {
     double timeout;              /* seconds, 0 = none */
 } measure_params;
 
-typedef struct runner_job {
+typedef struct worker_request {
     measure_params p;
     nb_fragment frag[NB_FRAG_MAX];   /* the code, named for fault reports */
     const pmu_backend *backend;
@@ -64,16 +65,17 @@ typedef struct runner_job {
      * -asm_one_time_init and the initial warm-up, once per benchmark as
      * nanoBench does; later groups find the memory as the previous left it. */
     bool fresh;
-} runner_job;
+} worker_request;
 
-typedef struct runner_output {
+typedef struct worker_output {
     size_t n_ctr;
     pmu_counter *ctr;            /* as opened */
     double *samples[2];          /* [run][ctr * n_measurements + i] */
     bool *overflow;              /* per counter */
     unsigned char lost[PMU_MAX_GROUP_CTR];   /* per counter: pmu_lost */
     uint64_t steps;              /* a stepped group (pmu_group.stepped): the
-                                    instructions stepped */
+                                    traps it took (emu_step.h) */
+    uint64_t retired;            /* ... and the instructions it counted */
     bool step_over;              /* ... ran over its step_budget: its counters
                                     are unavailable */
     double cal_run[2];           /* ticks per core cycle used for each run */
@@ -82,16 +84,16 @@ typedef struct runner_output {
     double tsc_ghz;
     double alu_slowdown;         /* how much slower the 1-cycle ADD chain ran
                                     than the clock (sibling hyperthread) */
-} runner_output;
+} worker_output;
 
 /* Returns 0, or NB_EFAULT or another negative status with the message in
- * *err.  The measuring process is kept for the next run (see runner_stop). */
-int runner_run(const runner_job *job, runner_output *out, nb_error *err);
+ * *err.  The measuring process is kept for the next run (see worker_stop). */
+int worker_run(const worker_request *job, worker_output *out, nb_error *err);
 
 /* End the measuring process kept between runs, if there is one. */
-void runner_stop(void);
+void worker_stop(void);
 
-void runner_output_free(runner_output *out);
+void worker_output_free(worker_output *out);
 
 
 #endif

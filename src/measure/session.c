@@ -1,12 +1,13 @@
-/* nb bench: see bench.h.  The glue between options, backend, runner and
- * statistics; the only place that knows the order of the whole run. */
+/* nb session: see session.h.  The glue between options, backend, the
+ * measuring process and statistics; the only place that knows the order of
+ * the whole run. */
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "events/evdb.h"
 #include "harness/codegen.h"
 #include "pmu/common.h"
@@ -14,7 +15,7 @@
 #include "pmu/pmu.h"
 #include "sys/error.h"
 #include "sys/restore.h"
-#include "measure/runner.h"
+#include "measure/worker.h"
 #include "measure/stats.h"
 #include "sys/status.h"
 
@@ -60,7 +61,7 @@ static int plan_copies(const nb_options *o, const bench_code *c, long copies[2],
     return 0;
 }
 
-static int add_results(const nb_options *o, const runner_output *ro, size_t group, size_t n,
+static int add_results(const nb_options *o, const worker_output *ro, size_t group, size_t n,
                        bool stepped, bench_result *r, double norm)
 {
     bench_event_result *ev = realloc(r->ev, (r->n_ev + ro->n_ctr) * sizeof *ev);
@@ -82,15 +83,15 @@ static int add_results(const nb_options *o, const runner_output *ro, size_t grou
             nb_warn("%s: not read: %s", e->name, pmu_lost_text((pmu_lost)e->lost));
         }
         e->group = group;
-        e->n_samples = n;
         r->n_ev++;
+        if (e->unavailable)   /* no samples kept: -config all names hundreds of these */
+            continue;
+        e->n_samples = n;
         for (int run = 0; run < 2; run++) {
             if (!(e->samples[run] = malloc(n * sizeof(double))))
                 return NB_ENOMEM;
             memcpy(e->samples[run], ro->samples[run] + k * n, n * sizeof(double));
         }
-        if (e->unavailable)
-            continue;
         for (int run = 0; run < 2; run++)
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;
@@ -113,9 +114,9 @@ static bool group_reads_anything(const pmu_group *g)
     return false;
 }
 
-/* The runner's output for a group of events none of which can be counted
+/* The worker's output for a group of events none of which can be counted
  * (over: a group the emulator was to count, but not within its budget). */
-static int unavailable_output(const pmu_group *g, long n, bool over, runner_output *ro)
+static int unavailable_output(const pmu_group *g, long n, bool over, worker_output *ro)
 {
     memset(ro, 0, sizeof *ro);
     ro->n_ctr = g->n_ctr;
@@ -124,7 +125,7 @@ static int unavailable_output(const pmu_group *g, long n, bool over, runner_outp
     for (int r = 0; r < 2; r++)
         ro->samples[r] = calloc(g->n_ctr * (size_t)n + 1, sizeof(double));
     if (!ro->ctr || !ro->overflow || !ro->samples[0] || !ro->samples[1]) {
-        runner_output_free(ro);
+        worker_output_free(ro);
         return NB_ENOMEM;
     }
     memcpy(ro->ctr, g->ctr, g->n_ctr * sizeof *g->ctr);
@@ -134,7 +135,7 @@ static int unavailable_output(const pmu_group *g, long n, bool over, runner_outp
     return 0;
 }
 
-static void add_calibration(bench_result *r, const runner_output *ro, double **all,
+static void add_calibration(bench_result *r, const worker_output *ro, double **all,
                             size_t *n_all)
 {
     if (ro->n_cal == 0)
@@ -221,9 +222,9 @@ static void drop_plan(bench_session *s)
 static void drop_backend(bench_session *s)
 {
     /* the measuring process first: restore_all() below would kill it
-     * behind the runner's back (its kill_child entry), and the next run
+     * behind the worker's back (its kill_child entry), and the next run
      * would post to a dead process */
-    runner_stop();
+    worker_stop();
     drop_plan(s);
     while (restore_pending() > s->restore_mark)
         restore_all();
@@ -249,7 +250,7 @@ void bench_session_free(bench_session *s)
 {
     if (!s)
         return;
-    runner_stop();
+    worker_stop();
     drop_backend(s);
     free(s);
 }
@@ -385,22 +386,17 @@ static void fragments_of(const nb_options *o, const bench_code *c, nb_fragment f
 }
 
 /* Whether stepping a group with a budget (tsc+emu) is sure to run over
- * it: the code's instructions alone, in both programs (the harness and any
- * loop inside the code come on top), are more. */
-static bool surely_over_budget(const pmu_group *g, const bench_code *c, const long copies[2],
-                               const long loops[2])
+ * it: every iteration of the loop steps its JNZ, a trap each, in both
+ * programs (what the code itself costs comes on top). */
+static bool surely_over_budget(const pmu_group *g, const long loops[2])
 {
-    if (!g || !g->stepped || !g->step_budget)
-        return false;
-    double execs = 0;
-    for (int r = 0; r < 2; r++)
-        execs += (double)copies[r] * (double)(loops[r] > 0 ? loops[r] : 1);
-    return (double)emu_count_insns(c->code, c->code_len) * execs > (double)g->step_budget;
+    return g && g->stepped && g->step_budget &&
+           (double)loops[0] + (double)loops[1] > (double)g->step_budget;
 }
 
 /* tsc+emu gave up stepping a group: its events are unavailable, and
  * -backend emu would count them. */
-static void note_over_budget(const runner_output *ro, unsigned long budget)
+static void note_over_budget(const worker_output *ro, unsigned long budget)
 {
     size_t n = 0;
     const char *first = "";
@@ -410,8 +406,8 @@ static void note_over_budget(const runner_output *ro, unsigned long budget)
     char more[48] = "";
     if (n > 1)
         snprintf(more, sizeof more, " and %zu more events", n - 1);
-    nb_note("note: %s%s: not counted: the emulator would step more than %lu instructions, "
-            "too long to add to this run; -backend emu counts them", first, more, budget);
+    nb_note("note: %s%s: not counted: the emulator would take more than %lu traps, too long "
+            "to add to this run; -backend emu counts them", first, more, budget);
 }
 
 /* The table's default events this backend cannot count are left out (the
@@ -472,7 +468,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
     bool fresh = true;
     for (size_t g = 0; g < s->plan.n_groups && rc == 0; g++) {
         const pmu_group *opened = s->opened ? &s->opened[g] : NULL;
-        runner_job job = {
+        worker_request job = {
             .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]}, .loops = {out->loops[0], out->loops[1]},
@@ -483,13 +479,13 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
         if (opened && opened->once)
             job.p.n_measurements = 1;
         memcpy(job.frag, frag, sizeof frag);
-        runner_output ro;
-        bool over = surely_over_budget(opened, c, copies, out->loops);
+        worker_output ro;
+        bool over = surely_over_budget(opened, out->loops);
         bool runs = (!opened || group_reads_anything(opened)) && !over;
         if (!runs)
             rc = unavailable_output(opened, job.p.n_measurements, over, &ro);
         else
-            rc = runner_run(&job, &ro, err);
+            rc = worker_run(&job, &ro, err);
         fresh &= !runs;
         if (rc == NB_ENOMEM && !err->message[0])
             nb_error_set(err, rc, "out of memory");
@@ -502,8 +498,8 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
             if (ro.step_over)
                 note_over_budget(&ro, opened->step_budget);
             else
-                out->steps += ro.steps;
-            runner_output_free(&ro);
+                out->emu_instructions += ro.retired, out->emu_traps += ro.steps;
+            worker_output_free(&ro);
         }
     }
     free(cal_all);
@@ -564,12 +560,12 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
 {
     const bench_calibration *k = &r->cal;
     char stepped[96] = "";
-    if (r->steps)
-        snprintf(stepped, sizeof stepped, "%sexact counts: %llu instructions stepped",
-                 k->n_cal ? "; " : "", (unsigned long long)r->steps);
+    if (r->emu_traps)
+        snprintf(stepped, sizeof stepped, "%sexact counts: %llu instructions, %llu traps",
+                 k->n_cal ? "; " : "", r->emu_instructions, r->emu_traps);
     if (k->n_cal == 0) {
-        snprintf(buf, buflen, "%s%s%s%s", r->backend ? r->backend : "?", r->steps ? " (" : "",
-                 stepped, r->steps ? ")" : "");
+        snprintf(buf, buflen, "%s%s%s%s", r->backend ? r->backend : "?",
+                 r->emu_traps ? " (" : "", stepped, r->emu_traps ? ")" : "");
         return;
     }
     char busy[128] = "";

@@ -1,4 +1,4 @@
-/* nb report: nanoBench's text output.
+/* nb text: nanoBench's text output of a result.
  *
  *   NAME: 1.00            one line per event, in measurement order (fixed
  *                         counters first, then the config's events)
@@ -10,12 +10,12 @@
  * leaves out events whose result prints as zero; -verbose prints, before each
  * group's results, nanoBench's table of the raw readings (Ctr0.. columns,
  * one row per measurement) of both runs. */
-#ifndef NB_REPORT_H
-#define NB_REPORT_H
+#ifndef NB_REPORT_TEXT_H
+#define NB_REPORT_TEXT_H
 
 #include <stdio.h>
 
-#include "measure/bench.h"
+#include "measure/session.h"
 #include "cli/options.h"
 
 void report_text(FILE *f, const nb_options *o, const bench_result *r);
