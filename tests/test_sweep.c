@@ -85,8 +85,10 @@ static void test_names(void **state)
         "mov r64, imm64", "movzx r32, r8"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const sweep_form *f = find(&g_all, names[i]);
-        if (!f)
+        if (!f) {
             fail_msg("no form '%s'", names[i]);
+            return;
+        }
         if (f->skip)
             fail_msg("'%s' skipped: %s", names[i], f->skip);
     }
@@ -114,8 +116,10 @@ static void test_skip_reasons(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const sweep_form *f = find(&g_all, cases[i].name);
-        if (!f)
+        if (!f) {
             fail_msg("no form '%s'", cases[i].name);
+            return;
+        }
         if (!f->skip || strcmp(f->skip, cases[i].reason) != 0)
             fail_msg("'%s': skip '%s', want '%s'", cases[i].name, f->skip ? f->skip : "(none)",
                      cases[i].reason);

@@ -109,7 +109,7 @@ static void build_tp(const sweep_form *f, const sw_caps *caps, sw_chain *ch, boo
 {
     sw_cb b;
     sw_cb_init(&b, f, caps, ch);
-    sw_loc L[SW_MAX_OPS];
+    sw_loc L[SW_MAX_OPS] = {{0}};
     for (int i = 0; i < f->n_ops; i++)
         L[i] = sw_loc_fresh(&b, i);
     /* the constant registers breakers copy from, before the count */
@@ -408,7 +408,7 @@ static void build_pair(const sweep_form *f, const sw_caps *caps, sw_pair *q)
     sw_cb b;
     sw_chain *ch = &q->chain;
     sw_cb_init(&b, f, caps, ch);
-    sw_loc L[SW_MAX_OPS];
+    sw_loc L[SW_MAX_OPS] = {{0}};
     for (int i = 0; i < f->n_ops; i++)
         L[i] = sw_loc_fresh(&b, i);
     uint32_t w[SWK_X87 + 1] = {0};

@@ -406,7 +406,7 @@ static bool is_vex_gather_mask(const sweep_form *f, int i)
     bool vsib = false;
     for (int k = 0; k < f->n_ops; k++)
         vsib |= f->op[k].kind == SWK_MEM && f->op[k].mem == SWM_VSIB;
-    return vsib && f->enc == SWE_VEX && i > 0 && f->op[i].kind == SWK_VEC;
+    return vsib && f->enc == SWE_VEX && i > 0 && i < f->n_ops && f->op[i].kind == SWK_VEC;
 }
 
 bool sw_emit_breaker(sw_cb *b, int i, const sw_loc *l)
@@ -756,9 +756,10 @@ static void init_vectors(sw_cb *b, char *s, size_t len)
         if (!(v & (1u << r)) || (r == 0 && !(b->zeroed_vec & 1)))
             continue;
         const char *to = vec_name(r, w, x, sizeof x);
-        if (b->zeroed_vec & (1u << r))
-            add(b, s, len, "; %s %s, %s, %s", w == 512 ? "vpxord" : b->caps->avx ? "vpxor" : "pxor",
-                w == 512 || b->caps->avx ? to : to, to, to);
+        if ((b->zeroed_vec & (1u << r)) && (w == 512 || b->caps->avx))
+            add(b, s, len, "; %s %s, %s, %s", w == 512 ? "vpxord" : "vpxor", to, to, to);
+        else if (b->zeroed_vec & (1u << r))
+            add(b, s, len, "; pxor %s, %s", to, to);
         else
             add(b, s, len, "; %s %s, %s", w == 512 ? "vmovdqa64" : b->caps->avx ? "vmovdqa" : "movdqa",
                 to, vec_name(0, w, y, sizeof y));

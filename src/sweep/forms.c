@@ -560,7 +560,7 @@ static bool walk_grow(walk *w)
 static void walk_add(walk *w, const sweep_form *f)
 {
     sweep_form_list *l = w->l;
-    if ((l->n + 1) * 2 > w->n_slot && !walk_grow(w)) {
+    if ((!w->slot || (l->n + 1) * 2 > w->n_slot) && !walk_grow(w)) {
         w->oom = true;
         return;
     }
