@@ -26,6 +26,7 @@
 #include "sweep/sweep.h"
 #include "sys/cpu.h"
 #include "sys/error.h"
+#include "sys/privilege.h"
 #include "sys/restore.h"
 #include "sys/status.h"
 #include "sys/version.h"
@@ -133,9 +134,9 @@ static int command(const nb_options *o, nb_error *err)
 
 static int nb_main(int argc, char **argv, nb_error *err)
 {
-    if (getuid() != geteuid() || getgid() != getegid())
-        return nb_error_set(err, NB_EUSAGE, "refusing to run setuid/setgid: nb runs arbitrary "
-                            "code by design");
+    int rc = privilege_check(err);   /* setuid/setgid, capabilities */
+    if (rc)
+        return rc;
     if (argc < 2) {
         fprintf(stderr, "usage: nb -asm \"<code>\" [options]   (nb -help lists them)\n");
         return NB_EUSAGE;
@@ -146,7 +147,7 @@ static int nb_main(int argc, char **argv, nb_error *err)
             return mess_cmd(argc, argv, err);
     nb_options o;
     options_defaults(&o);
-    int rc = options_parse(argc, argv, 1, &o, err);
+    rc = options_parse(argc, argv, 1, &o, err);
     if (rc)
         return rc;
     if (o.help)

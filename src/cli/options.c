@@ -32,7 +32,7 @@ typedef enum {
     OPT_FLAG,     /* bool, no value */
     OPT_STRING,   /* const char *, one value */
     OPT_LONG,     /* long in [min, max] */
-    OPT_SIZE,     /* long bytes, K/M/G suffix allowed */
+    OPT_SIZE,     /* long bytes, K/M/G/T suffix allowed */
     OPT_DOUBLE,   /* double in (0, max] */
     OPT_AGG,      /* no value; sets agg to `min` */
     OPT_ENUM,     /* one of `choices` (|-separated); index stored as int */
@@ -106,7 +106,7 @@ static const opt_def opts[] = {
     {"usr", OPT_LONG, OFF(usr), 0, 0, 1, NULL, NB, "<0|1>", "count in user mode (default 1)"},
     {"os", OPT_LONG, OFF(os), 0, 0, 1, NULL, NB, "<0|1>", "count in kernel mode (default 0)"},
     {"debug", OPT_FLAG, OFF(debug), 0, 0, 0, NULL, NB, NULL, "stop before the second counter read and show the registers"},
-    {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "R14's memory area, K/M/G suffixes: R14 at its start (default: 1M, R14 in its middle)"},
+    {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "R14's memory area, K/M/G/T suffixes: R14 at its start (default: 1M, R14 in its middle)"},
     {"timeout", OPT_DOUBLE, OFF(timeout), 0, 0, 86400, NULL, EXT, "<sec>", "stop a benchmark that runs longer (default 60)"},
     {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc|emu", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc, emu (exact counts of retired instructions, branches, loads and stores by stepping the code)"},
     /* nb's actions */
@@ -125,7 +125,7 @@ static const opt_def opts[] = {
     {"sweep_filter", OPT_STRING, OFF(sweep_filter), 0, 0, 0, NULL, SWEEP, "<regex>", "only forms whose name matches (POSIX ERE): '^v?addp'"},
     {"sweep_shard", OPT_SHARD, OFF(sweep_shard), OFF(sweep_shards), 1, 4096, NULL, SWEEP, "<i/n>", "only part i of n (by a hash of the form name),\none part per machine"},
     /* -mess */
-    {"mess_size", OPT_SIZE, MOFF(size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "pointer-chase buffer (K/M/G suffixes); default 2x the\nlast-level cache from CPUID, at least 64M"},
+    {"mess_size", OPT_SIZE, MOFF(size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "pointer-chase buffer (K/M/G/T suffixes); default 2x the\nlast-level cache from CPUID, at least 64M"},
     {"mess_gen_size", OPT_SIZE, MOFF(gen_size), 0, 64L << 10, 1L << 40, NULL, MESS, "SIZE", "buffer of each generator, at least 64K; default max(2x LLC / generators, 64M)"},
     {"mess_cpu", OPT_LONG, MOFF(cpu), 0, 0, CPU_SETSIZE - 1, NULL, MESS, "N", "CPU of the pointer chase; default the first allowed CPU"},
     {"mess_gen_cpus", OPT_RANGES, MOFF(gen_cpus), MOFF(n_gen_cpus), 0, CPU_SETSIZE - 1, NULL, MESS, "LIST", "generator CPUs, e.g. 1,2,4-7; default every other allowed CPU"},
@@ -229,6 +229,34 @@ static const opt_def *find_option(const char *name, bool mess, nb_error *err)
     return NULL;
 }
 
+/* A size limit as it is best written: "4096", "64K", "64G". */
+static void size_text(long v, char *buf, size_t len)
+{
+    static const char units[] = "KMGT";
+    int u = -1;
+    while (u < 3 && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%ld", v);
+    else
+        snprintf(buf, len, "%ld%c", v, units[u]);
+}
+
+static int out_of_range(const opt_def *d, const char *v, nb_error *err)
+{
+    char lo[32], hi[32];
+    if (d->type == OPT_SIZE) {
+        size_text(d->min, lo, sizeof lo);
+        size_text(d->max, hi, sizeof hi);
+    } else {
+        snprintf(lo, sizeof lo, "%ld", d->min);
+        snprintf(hi, sizeof hi, "%ld", d->max);
+    }
+    return fail(err, "option -%s: %s is out of range (%s to %s)", d->name, v, lo, hi);
+}
+
 static int parse_long(const opt_def *d, const char *v, long *out, nb_error *err)
 {
     errno = 0;
@@ -242,20 +270,22 @@ static int parse_long(const opt_def *d, const char *v, long *out, nb_error *err)
         case 'k': case 'K': mult = 1L << 10; break;
         case 'm': case 'M': mult = 1L << 20; break;
         case 'g': case 'G': mult = 1L << 30; break;
-        default: break;
+        case 't': case 'T': mult = 1L << 40; break;
+        default:
+            return fail(err, "option -%s: '%s': the size suffix must be K, M, G or T",
+                        d->name, v);
         }
-        if (mult != 1) {
+        end++;
+        if (*end == 'B' || *end == 'b')
             end++;
-            if (*end == 'B' || *end == 'b') end++;
-        }
     }
     if (*end)
         return fail(err, "option -%s: '%s' is not a number", d->name, v);
     if (errno == ERANGE || (mult > 1 && (x > LONG_MAX / mult || x < LONG_MIN / mult)))
-        return fail(err, "option -%s: '%s' is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+        return out_of_range(d, v, err);
     x *= mult;
     if (x < d->min || x > d->max)
-        return fail(err, "option -%s: %s is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+        return out_of_range(d, v, err);
     *out = x;
     return 0;
 }

@@ -20,6 +20,7 @@
  * "msr_0xE01"), as in nanoBench's own uncore example. */
 #include "events/config.h"
 #include "sys/error.h"
+#include "sys/fileio.h"
 #include "sys/status.h"
 
 #include <ctype.h>
@@ -401,60 +402,10 @@ int config_parse_text(const char *text, const char *file, nb_event_list *list,
 #define CONFIG_FILE_MAX (16u << 20)
 
 /* Read a whole file; *out is malloc'd and NUL-terminated. */
-static int slurp(const char *path, char **out, nb_error *err)
-{
-    if (err) {
-        snprintf(err->origin, sizeof err->origin, "%s", path);
-        err->line = 0;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return fail(err, "cannot open: %s", strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return NB_ENOMEM;
-    }
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            if (cap >= CONFIG_FILE_MAX) {
-                free(buf);
-                fclose(f);
-                return fail(err, "larger than the limit of %u bytes for a config file", CONFIG_FILE_MAX);
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NB_ENOMEM;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    bool bad = ferror(f);
-    int read_errno = errno;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return fail(err, "read error: %s", strerror(read_errno));   /* e.g. a directory */
-    }
-    buf[n] = '\0';
-    if (memchr(buf, '\0', n)) {
-        free(buf);
-        return fail(err, "binary file (contains NUL bytes)");
-    }
-    *out = buf;
-    return 0;
-}
-
 int config_parse_file(const char *path, nb_event_list *list, nb_error *err)
 {
     char *text;
-    int rc = slurp(path, &text, err);
+    int rc = file_read_all(path, CONFIG_FILE_MAX, true, &text, NULL, err);
     if (rc)
         return rc;
     rc = config_parse_text(text, path, list, err);
@@ -579,7 +530,7 @@ int msr_config_parse_text(const char *text, const char *file, nb_msr_event_list 
 int msr_config_parse_file(const char *path, nb_msr_event_list *list, nb_error *err)
 {
     char *text;
-    int rc = slurp(path, &text, err);
+    int rc = file_read_all(path, CONFIG_FILE_MAX, true, &text, NULL, err);
     if (rc)
         return rc;
     rc = msr_config_parse_text(text, path, list, err);

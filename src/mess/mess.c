@@ -119,7 +119,7 @@ static void fingerprint(mess_machine *m, int cpu)
     m->smt = buf[0] == '1' ? 1 : buf[0] == '0' ? 0 : -1;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
     file_read_line("", path, m->governor, sizeof m->governor);
-    m->llc_bytes = mess_llc_bytes(&m->llc_source);
+    m->llc_bytes = cpu_llc_bytes(&m->llc_source);
 }
 
 static size_t mem_available(void)

@@ -92,10 +92,6 @@ void *mess_chase_walk(void *p, uint64_t loads);
  * timed by the TSC (there may be no PMU to count cycles). */
 double mess_core_ghz(double tsc_ghz);
 
-/* Last-level cache size in bytes from CPUID (Intel leaf 4, AMD 0x8000001D,
- * then AMD 0x80000006); 0 if none says.  *source names the leaf used. */
-size_t mess_llc_bytes(const char **source);
-
 /* ---- traffic.c: generator threads -------------------------------------- */
 
 typedef struct mess_traffic mess_traffic;

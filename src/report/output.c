@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
 #include "report/text.h"
 #include "sys/restore.h"
 #include "sys/status.h"
@@ -261,8 +262,11 @@ static void csv_record(nb_out *out, const jv *rec)
 static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
                         int status, const char *message)
 {
-    if (out->batch)
-        fprintf(out->f, "# line %ld: %s\n", ctx->line, ctx->line_text ? ctx->line_text : "");
+    if (out->batch) {
+        fprintf(out->f, "# line %ld: ", ctx->line);
+        escape_fputs(ctx->line_text ? ctx->line_text : "", false, out->f);
+        fputc('\n', out->f);
+    }
     if (status == 0)
         report_text(out->f, o, &j->res);
     else if (out->batch)

@@ -359,3 +359,56 @@ cpu_isa_state cpu_isa_status(const char *isa_set, char *feature, size_t len)
     }
     return cpu_isa_status_with(cpu_cpuid, xcr0, isa_set, feature, len);
 }
+
+size_t cpu_llc_bytes(const char **source)
+{
+    uint32_t r[4], max_ext;
+    size_t best = 0;
+    cpu_cpuid(0x80000000, 0, r);
+    max_ext = r[0];
+    /* Deterministic cache parameters: Intel leaf 4, AMD 0x8000001D (only
+     * valid with TOPOEXT); same layout in both. */
+    unsigned leaves[2] = { 4, 0x8000001D };
+    const char *names[2] = { "cpuid 4", "cpuid 0x8000001d" };
+    for (int l = 0; l < 2; l++) {
+        unsigned leaf = leaves[l];
+        if (leaf >= 0x80000000u) {
+            if (max_ext < leaf)
+                continue;
+            cpu_cpuid(0x80000001, 0, r);
+            if (!(r[2] & (1u << 22)))
+                continue;
+        } else {
+            cpu_cpuid(0, 0, r);
+            if (r[0] < leaf)
+                continue;
+        }
+        for (unsigned i = 0; i < 16; i++) {
+            cpu_cpuid(leaf, i, r);
+            uint32_t b = r[1], c = r[2];
+            unsigned type = r[0] & 31;
+            if (type == 0)
+                break;
+            if (type == 2)   /* instruction cache */
+                continue;
+            size_t sz = (size_t)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) *
+                        ((b & 0xfff) + 1) * ((size_t)c + 1);
+            if (sz > best) {
+                best = sz;
+                *source = names[l];
+            }
+        }
+        if (best)
+            return best;
+    }
+    /* AMD's older leaf: L3 size in 512 KiB units in EDX[31:18]. */
+    if (max_ext >= 0x80000006) {
+        cpu_cpuid(0x80000006, 0, r);
+        size_t l3 = (size_t)(r[3] >> 18) * 512 * 1024;
+        size_t l2 = (size_t)(r[2] >> 16) * 1024;
+        best = l3 > l2 ? l3 : l2;
+        if (best)
+            *source = "cpuid 0x80000006";
+    }
+    return best;
+}

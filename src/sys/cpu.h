@@ -36,6 +36,11 @@ typedef struct cpu_info {
 /* The real CPUID instruction. */
 void cpu_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 
+/* The largest data or unified cache CPUID describes (Intel leaf 4, AMD
+ * 0x8000001D with TOPOEXT, else AMD's 0x80000006), in bytes, 0 if none;
+ * *source names the leaf it came from. */
+size_t cpu_llc_bytes(const char **source);
+
 void cpu_detect_with(cpuid_fn fn, cpu_info *out);
 static inline void cpu_detect(cpu_info *out) { cpu_detect_with(cpu_cpuid, out); }
 
