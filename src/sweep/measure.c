@@ -226,23 +226,33 @@ static const bench_event_result *cycles_event(const sw_meas *m, const bench_resu
     return NULL;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* The engine's uncertainty of one result, per copy: the standard error of
  * the per-copy differences of its sample pairs (sample i of the second run
- * was taken next to sample i of the first).  Where the engine states a
+ * was taken next to sample i of the first), estimated robustly (1.4826
+ * median absolute deviations for the standard deviation), as the engine's
+ * aggregate leaves a stray sample out too.  Where the engine states a
  * value's uncertainty itself, that is the one to take here. */
 static double engine_uncertainty(const bench_result *r, const bench_event_result *e)
 {
     size_t n = e->n_samples;
-    if (n < 2 || !e->samples[0] || !e->samples[1] || !(r->normalization > 0))
+    double d[64];
+    if (n < 2 || n > 64 || !e->samples[0] || !e->samples[1] || !(r->normalization > 0))
         return 0;
-    double sum = 0, sq = 0;
-    for (size_t i = 0; i < n; i++) {
-        double d = (e->samples[1][i] - e->samples[0][i]) / r->normalization;
-        sum += d;
-        sq += d * d;
-    }
-    double mean = sum / (double)n, var = (sq - (double)n * mean * mean) / (double)(n - 1);
-    return var > 0 ? sqrt(var / (double)n) : 0;
+    for (size_t i = 0; i < n; i++)
+        d[i] = (e->samples[1][i] - e->samples[0][i]) / r->normalization;
+    qsort(d, n, sizeof d[0], cmp_double);
+    double med = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+    for (size_t i = 0; i < n; i++)
+        d[i] = fabs(d[i] - med);
+    qsort(d, n, sizeof d[0], cmp_double);
+    double mad = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+    return 1.4826 * mad / sqrt((double)n);
 }
 
 /* What else a throughput run counted, per copy: uops, and by port. */
@@ -312,12 +322,6 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Measure (code, init) until two runs agree or RUNS_MAX are taken: cycles
  * per copy divided by `per`.  Returns 0, 1 when stopped, or a status. */
 static int measure_value(sw_meas *m, const asm_code *code, const asm_code *init, int n_stmts,
@@ -358,7 +362,8 @@ static int measure_value(sw_meas *m, const asm_code *code, const asm_code *init,
         out->unc = (hi - lo) / 2 > engine ? (hi - lo) / 2 : engine;
         out->runs = n;
         out->ok = true;
-        out->noisy = busy_kept;
+        /* still spread by a tenth (and 0.05 cycles) after the runs: noisy */
+        out->noisy = busy_kept || out->unc > 0.1 * fabs(mid) + 0.05;
         if (hi - lo <= tol && (n == RUNS_FIRST || n >= 3))
             return 0;
         if (n >= 3 && out->unc <= tol)
