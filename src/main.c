@@ -1,7 +1,7 @@
 /* nb: argv -> command, and the only exit.
  *
  *   argv -> options -> one of: -help, -version, the listings (cli/info),
- *   -mess (mess/), -batch (cli/batch), or one run-and-record step
+ *   -mess (mess/), -batch (cli/batch), -sweep (sweep/), or one run-and-record step
  *   (cli/run: code -> events -> measurement -> record)
  *
  * Every command returns a status and fills an nb_error; main prints the
@@ -23,6 +23,7 @@
 #include "mess/mess.h"
 #include "report/fingerprint.h"
 #include "report/output.h"
+#include "sweep/sweep.h"
 #include "sys/cpu.h"
 #include "sys/error.h"
 #include "sys/privilege.h"
@@ -126,6 +127,8 @@ static int command(const nb_options *o, nb_error *err)
     fingerprint_read(&fp, &cpu, uarch, pinned, "");
     if (o->batch)
         return batch_main(o, &cpu, uarch, &fp, err);
+    if (o->sweep || o->sweep_list)
+        return sweep_main(o, &cpu, &fp, err);
     return single_run(o, &cpu, uarch, &fp, err);
 }
 
