@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/escape.h"
+#include "lib/csv.h"
 #include "report/text.h"
 #include "sys/restore.h"
 #include "sys/status.h"
@@ -77,21 +78,6 @@ static void kv_free(kv_list *l)
     kv_truncate(l, 0);
     free(l->k);
     free(l->v);
-}
-
-static void csv_field(FILE *f, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 /* The header's columns by name: an open-addressing table of column numbers

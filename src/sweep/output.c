@@ -14,6 +14,7 @@
  * machine_id is a hash (FNV-1a, 64 bits, hex) of the CPUID vendor, family,
  * model, stepping, brand string, microcode and event table: the key that,
  * with the form, merges the JSON lines of several hosts (README). */
+#include "lib/csv.h"
 #include "sweep/sweep_internal.h"
 
 #include <errno.h>
@@ -121,19 +122,9 @@ static int write_text(sw_out *o, const sweep_row *r)
 
 /* ---- CSV ------------------------------------------------------------------------ */
 
-static void csv_field(FILE *f, const char *s, bool last)
+static void csv_cell(FILE *f, const char *s, bool last)
 {
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
+    csv_field(f, s);
     fputc(last ? '\n' : ',', f);
 }
 
@@ -164,22 +155,22 @@ static int write_csv(sw_out *o, const sweep_row *r)
         pairs[0] = '\0';
     else
         pairs_text(r, true, pairs, sizeof pairs);
-    csv_field(f, r->f->name, false);
-    csv_field(f, r->plan ? r->plan->example : "", false);
-    csv_field(f, lat, false);
-    csv_field(f, !failed && r->has_latency ? (r->latency_bound ? "upper" : "exact") : "", false);
-    csv_field(f, pairs, false);
-    csv_field(f, tp, false);
+    csv_cell(f, r->f->name, false);
+    csv_cell(f, r->plan ? r->plan->example : "", false);
+    csv_cell(f, lat, false);
+    csv_cell(f, !failed && r->has_latency ? (r->latency_bound ? "upper" : "exact") : "", false);
+    csv_cell(f, pairs, false);
+    csv_cell(f, tp, false);
     char uops[32];
     num_text(!failed && r->tp.ok, r->uops, uops, sizeof uops);
-    csv_field(f, uops, false);
-    csv_field(f, failed ? "" : r->ports, false);
-    csv_field(f, unc, false);
-    csv_field(f, status_names[r->status], false);
-    csv_field(f, failed ? r->error : "", false);
-    csv_field(f, r->f->isa_set, false);
-    csv_field(f, r->f->category, false);
-    csv_field(f, o->machine_id, true);
+    csv_cell(f, uops, false);
+    csv_cell(f, failed ? "" : r->ports, false);
+    csv_cell(f, unc, false);
+    csv_cell(f, status_names[r->status], false);
+    csv_cell(f, failed ? r->error : "", false);
+    csv_cell(f, r->f->isa_set, false);
+    csv_cell(f, r->f->category, false);
+    csv_cell(f, o->machine_id, true);
     return 0;
 }
 
