@@ -35,9 +35,9 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 # Build-time generator: data/*.txt -> const C tables.
 # It links src/events/config.c, the run-time parser, so data files and -config files
 # share one grammar.
-$(BUILD)/gentables: gen/gentables.c src/events/config.c src/sys/error.c src/sys/fileio.c src/events/config.h src/events/evdb_tables.h
+$(BUILD)/gentables: gen/gentables.c src/events/config.c src/sys/error.c src/sys/fileio.c src/lib/escape.c src/events/config.h src/events/evdb_tables.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -Isrc gen/gentables.c src/events/config.c src/sys/error.c src/sys/fileio.c -o $@
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -Isrc gen/gentables.c src/events/config.c src/sys/error.c src/sys/fileio.c src/lib/escape.c -o $@
 
 $(BUILD)/gen/evtables.c: $(BUILD)/gentables $(DATA)
 	@mkdir -p $(dir $@)

@@ -1,7 +1,7 @@
 /* nb: argv -> command, and the only exit.
  *
  *   argv -> options -> one of: -help, -version, the listings (cli/info),
- *   -mess (mess/), -batch (cli/batch), or one run-and-record step
+ *   -mess (mess/), -batch (cli/batch), -sweep (sweep/), or one run-and-record step
  *   (cli/run: code -> events -> measurement -> record)
  *
  * Every command returns a status and fills an nb_error; main prints the
@@ -23,8 +23,10 @@
 #include "mess/mess.h"
 #include "report/fingerprint.h"
 #include "report/output.h"
+#include "sweep/sweep.h"
 #include "sys/cpu.h"
 #include "sys/error.h"
+#include "sys/privilege.h"
 #include "sys/restore.h"
 #include "sys/status.h"
 #include "sys/version.h"
@@ -125,14 +127,16 @@ static int command(const nb_options *o, nb_error *err)
     fingerprint_read(&fp, &cpu, uarch, pinned, "");
     if (o->batch)
         return batch_main(o, &cpu, uarch, &fp, err);
+    if (o->sweep || o->sweep_list)
+        return sweep_main(o, &cpu, &fp, err);
     return single_run(o, &cpu, uarch, &fp, err);
 }
 
 static int nb_main(int argc, char **argv, nb_error *err)
 {
-    if (getuid() != geteuid() || getgid() != getegid())
-        return nb_error_set(err, NB_EUSAGE, "refusing to run setuid/setgid: nb runs arbitrary "
-                            "code by design");
+    int rc = privilege_check(err);   /* setuid/setgid, capabilities */
+    if (rc)
+        return rc;
     if (argc < 2) {
         fprintf(stderr, "usage: nb -asm \"<code>\" [options]   (nb -help lists them)\n");
         return NB_EUSAGE;
@@ -143,7 +147,7 @@ static int nb_main(int argc, char **argv, nb_error *err)
             return mess_cmd(argc, argv, err);
     nb_options o;
     options_defaults(&o);
-    int rc = options_parse(argc, argv, 1, &o, err);
+    rc = options_parse(argc, argv, 1, &o, err);
     if (rc)
         return rc;
     if (o.help)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include <Zydis/Zydis.h>
@@ -446,6 +447,46 @@ static void test_prologue_clears_state(void **state)
     }
 }
 
+/* The permissions of the mapping holding address a in /proc/self/maps
+ * ("rwxp", "---p"), or "" where nothing is mapped. */
+static void perms_at(uintptr_t a, char perms[5])
+{
+    perms[0] = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char p[5];
+        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, p) == 3 && a >= lo && a < hi) {
+            memcpy(perms, p, 5);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* The program's mapping (code and data block) has no-access guard pages on
+ * both sides: code that stores past its end faults there, whatever the
+ * kernel placed next (issue 17, item 1). */
+static void test_code_mapping_guarded(void **state)
+{
+    (void)state;
+    static const uint8_t add[] = {0x48, 0x01, 0xd8};
+    codegen_params p = base_params(add, sizeof add, 10);
+    codegen_prog pr;
+    nb_error err;
+    assert_int_equal(codegen_build(&p, &pr, &err), 0);
+    char before[5], after[5], in[5];
+    perms_at((uintptr_t)pr.base - 1, before);
+    perms_at((uintptr_t)pr.base + pr.map_len, after);
+    perms_at((uintptr_t)pr.base, in);
+    assert_string_equal(in, "rwxp");
+    assert_string_equal(before, "---p");
+    assert_string_equal(after, "---p");
+    codegen_free(&pr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_prologue_clears_state),
         cmocka_unit_test(test_drain_as_nanobench),
         cmocka_unit_test(test_long_nops),
+        cmocka_unit_test(test_code_mapping_guarded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "asm/asm_internal.h"
+#include "lib/escape.h"
 #include "sys/status.h"
 
 static bool is_ident_start(int c)
@@ -189,8 +190,17 @@ static int lex_token(const char *text, const char **pp, asm_tok *t, asm_error *e
     } else {
         t->kind = TK_BAD;
         t->len = 1;
-        return asm_fail(err, text, t->line, t->col, "unexpected character '%c'",
-                        isprint(c) ? c : '?');
+        /* the character as it is, or its bytes as \xNN (lib/escape.h) */
+        size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 1;
+        for (size_t k = 1; k < n; k++)
+            if (((unsigned char)p[k] & 0xC0) != 0x80)
+                n = 1;   /* not one character: its first byte alone */
+        char shown[24];
+        escape_text(p, n, false, shown, sizeof shown);
+        if (n == 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+            return asm_fail(err, text, t->line, t->col, "unexpected byte-order mark (%s): "
+                            "save the text without it", shown);
+        return asm_fail(err, text, t->line, t->col, "unexpected character '%s'", shown);
     }
     *pp = p;
     return 0;

@@ -15,6 +15,7 @@
 #include "lib/clock.h"
 #include "report/output.h"
 #include "report/record.h"
+#include "sys/fileio.h"
 #include "sys/status.h"
 
 #define LINE_MAX_BYTES (16u << 20)
@@ -254,8 +255,9 @@ static int parse_line(const batch_state *b, const char *text, nb_options *lo, ch
 }
 
 /* Run one line: its record, and its error on stderr as "nb: line N: ...".
- * Returns 0 or the line's failure status. */
-static int run_line(batch_state *b, const char *text, long line_no)
+ * Returns 0 or the line's failure status; NB_ERESOURCE (no line could run:
+ * the system gives no measuring process) comes back in *stop unprinted. */
+static int run_line(batch_state *b, const char *text, long line_no, nb_error *stop)
 {
     nb_options lo = *b->base;
     char **argv = NULL, *store = NULL;
@@ -273,7 +275,12 @@ static int run_line(batch_state *b, const char *text, long line_no)
     if (rc && err.status && !ferror(stdout)) {
         progress_clear(&b->prog);
         snprintf(err.within, sizeof err.within, "line %ld", line_no);
-        nb_error_print(stderr, &err);
+        if (rc == NB_ERESOURCE) {
+            snprintf(err.within, sizeof err.within, "line %ld (the batch stops there)", line_no);
+            *stop = err;
+        }
+        else
+            nb_error_print(stderr, &err);
     }
     free(argv);
     free(store);
@@ -299,8 +306,11 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
 {
     bool from_stdin = strcmp(base->batch, "-") == 0;
     FILE *f = from_stdin ? stdin : fopen(base->batch, "r");
-    if (!f)
-        return nb_error_set(err, NB_EINPUT, "-batch %s: %s", base->batch, strerror(errno));
+    if (!f) {
+        int e = errno;
+        nb_error_set(err, NB_EINPUT, "-batch %s: %s", base->batch, strerror(e));
+        return file_open_status(e, err);
+    }
     batch_state b = {.base = base};
     b.prog.on = isatty(STDERR_FILENO) == 1;
     struct stat st;
@@ -337,7 +347,12 @@ int batch_main(const nb_options *base, const cpu_info *cpu, const char *uarch,
         if (strlen(line) != (size_t)len)
             rc = bad_line(&b, line_no);
         else
-            rc = run_line(&b, line, line_no);
+            rc = run_line(&b, line, line_no, err);
+        if (rc == NB_ERESOURCE) {   /* every line after it would fail the same way */
+            b.failed++;
+            status = rc;
+            break;
+        }
         if (ferror(stdout)) {
             /* a closed pipe (SIGPIPE ignored): whoever read is gone, nb
              * stops quietly, as SIGPIPE would have stopped it */

@@ -25,13 +25,14 @@ typedef enum {
     OPT_NANOBENCH,    /* one of nanoBench's options */
     OPT_NB,           /* one of nb's additions */
     OPT_MESS,         /* a -mess option: the field is in mess_options */
+    OPT_SWEEP,        /* a -sweep option: one of nb's, listed apart in -help */
 } opt_group;
 
 typedef enum {
     OPT_FLAG,     /* bool, no value */
     OPT_STRING,   /* const char *, one value */
     OPT_LONG,     /* long in [min, max] */
-    OPT_SIZE,     /* long bytes, K/M/G suffix allowed */
+    OPT_SIZE,     /* long bytes, K/M/G/T suffix allowed */
     OPT_DOUBLE,   /* double in (0, max] */
     OPT_AGG,      /* no value; sets agg to `min` */
     OPT_ENUM,     /* one of `choices` (|-separated); index stored as int */
@@ -40,6 +41,7 @@ typedef enum {
                      (int) at offset2; at most OPT_LIST_MAX */
     OPT_RANGES,   /* the same, "a-b" ranges allowed */
     OPT_U64,      /* unsigned long long, any 64-bit value (C's base 0) */
+    OPT_SHARD,    /* "I/N", 1 <= I <= N <= max: longs at offset and offset2 */
 } opt_type;
 
 #define OPT_LIST_MAX MESS_MAX_LIST
@@ -61,6 +63,7 @@ typedef struct opt_def {
 #define NB OPT_NANOBENCH
 #define EXT OPT_NB
 #define MESS OPT_MESS
+#define SWEEP OPT_SWEEP
 
 static const opt_def opts[] = {
     /* code */
@@ -103,7 +106,7 @@ static const opt_def opts[] = {
     {"usr", OPT_LONG, OFF(usr), 0, 0, 1, NULL, NB, "<0|1>", "count in user mode (default 1)"},
     {"os", OPT_LONG, OFF(os), 0, 0, 1, NULL, NB, "<0|1>", "count in kernel mode (default 0)"},
     {"debug", OPT_FLAG, OFF(debug), 0, 0, 0, NULL, NB, NULL, "stop before the second counter read and show the registers"},
-    {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "R14's memory area, K/M/G suffixes: R14 at its start (default: 1M, R14 in its middle)"},
+    {"r14_size", OPT_SIZE, OFF(r14_size), 0, 4096, 1L << 36, NULL, EXT, "<bytes>", "R14's memory area, K/M/G/T suffixes: R14 at its start (default: 1M, R14 in its middle)"},
     {"timeout", OPT_DOUBLE, OFF(timeout), 0, 0, 86400, NULL, EXT, "<sec>", "stop a benchmark that runs longer (default 60)"},
     {"backend", OPT_ENUM, OFF(backend), 0, 0, 0, "auto|perf|msr|tsc|emu", EXT, "<name>", "counter backend: auto (default), perf, msr, tsc, emu (exact counts of retired instructions, branches, loads and stores by stepping the code)"},
     /* nb's actions */
@@ -116,8 +119,13 @@ static const opt_def opts[] = {
     {"batch", OPT_STRING, OFF(batch), 0, 0, 0, NULL, EXT, "<file>", "one benchmark per line ('-': stdin)"},
     {"help", OPT_FLAG, OFF(help), 0, 0, 0, NULL, EXT, NULL, "this help"},
     {"version", OPT_FLAG, OFF(version), 0, 0, 0, NULL, EXT, NULL, "print nb's version"},
+    /* -sweep */
+    {"sweep", OPT_FLAG, OFF(sweep), 0, 0, 0, NULL, SWEEP, NULL, "measure every form this CPU runs in user mode: latency\nby operand pair and throughput, uops.info's method"},
+    {"sweep_list", OPT_FLAG, OFF(sweep_list), 0, 0, 0, NULL, SWEEP, NULL, "list the forms -sweep measures, one a line; with\n-verbose (-v) also the skipped ones and why"},
+    {"sweep_filter", OPT_STRING, OFF(sweep_filter), 0, 0, 0, NULL, SWEEP, "<regex>", "only forms whose name matches (POSIX ERE): '^v?addp'"},
+    {"sweep_shard", OPT_SHARD, OFF(sweep_shard), OFF(sweep_shards), 1, 4096, NULL, SWEEP, "<i/n>", "only part i of n (by a hash of the form name),\none part per machine"},
     /* -mess */
-    {"mess_size", OPT_SIZE, MOFF(size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "pointer-chase buffer (K/M/G suffixes); default 2x the\nlast-level cache from CPUID, at least 64M"},
+    {"mess_size", OPT_SIZE, MOFF(size), 0, 1, 1L << 40, NULL, MESS, "SIZE", "pointer-chase buffer (K/M/G/T suffixes); default 2x the\nlast-level cache from CPUID, at least 64M"},
     {"mess_gen_size", OPT_SIZE, MOFF(gen_size), 0, 64L << 10, 1L << 40, NULL, MESS, "SIZE", "buffer of each generator, at least 64K; default max(2x LLC / generators, 64M)"},
     {"mess_cpu", OPT_LONG, MOFF(cpu), 0, 0, CPU_SETSIZE - 1, NULL, MESS, "N", "CPU of the pointer chase; default the first allowed CPU"},
     {"mess_gen_cpus", OPT_RANGES, MOFF(gen_cpus), MOFF(n_gen_cpus), 0, CPU_SETSIZE - 1, NULL, MESS, "LIST", "generator CPUs, e.g. 1,2,4-7; default every other allowed CPU"},
@@ -171,6 +179,15 @@ static int fail(nb_error *err, const char *fmt, ...)
     return NB_EUSAGE;
 }
 
+/* Prefix pass 0 looks among nanoBench's options, pass 1 among nb's (the
+ * -sweep ones included); after -mess both look among the -mess ones. */
+static bool in_pass(opt_group g, bool mess, int pass)
+{
+    if (mess)
+        return g == OPT_MESS;
+    return pass == 0 ? g == OPT_NANOBENCH : (g == OPT_NB || g == OPT_SWEEP);
+}
+
 /* Resolve `name` (without '-') to an option: exact match, else a unique
  * prefix among nanoBench's options, else a unique prefix among nb's; for
  * -mess (mess set), among the -mess options only. */
@@ -179,14 +196,13 @@ static const opt_def *find_option(const char *name, bool mess, nb_error *err)
     for (size_t i = 0; i < N_OPTS; i++)
         if ((opts[i].group == OPT_MESS) == mess && strcmp(opts[i].name, name) == 0)
             return &opts[i];
-    static const opt_group passes[2][2] = {{OPT_NANOBENCH, OPT_NB}, {OPT_MESS, OPT_MESS}};
     size_t len = strlen(name);
     for (int pass = 0; pass < 2; pass++) {
         const opt_def *hit = NULL;
         char cands[512] = "";
         int n = 0;
         for (size_t i = 0; i < N_OPTS; i++) {
-            if (opts[i].group != passes[mess][pass] || strncmp(opts[i].name, name, len) != 0)
+            if (!in_pass(opts[i].group, mess, pass) || strncmp(opts[i].name, name, len) != 0)
                 continue;
             hit = &opts[i];
             n++;
@@ -213,6 +229,34 @@ static const opt_def *find_option(const char *name, bool mess, nb_error *err)
     return NULL;
 }
 
+/* A size limit as it is best written: "4096", "64K", "64G". */
+static void size_text(long v, char *buf, size_t len)
+{
+    static const char units[] = "KMGT";
+    int u = -1;
+    while (u < 3 && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%ld", v);
+    else
+        snprintf(buf, len, "%ld%c", v, units[u]);
+}
+
+static int out_of_range(const opt_def *d, const char *v, nb_error *err)
+{
+    char lo[32], hi[32];
+    if (d->type == OPT_SIZE) {
+        size_text(d->min, lo, sizeof lo);
+        size_text(d->max, hi, sizeof hi);
+    } else {
+        snprintf(lo, sizeof lo, "%ld", d->min);
+        snprintf(hi, sizeof hi, "%ld", d->max);
+    }
+    return fail(err, "option -%s: %s is out of range (%s to %s)", d->name, v, lo, hi);
+}
+
 static int parse_long(const opt_def *d, const char *v, long *out, nb_error *err)
 {
     errno = 0;
@@ -226,20 +270,22 @@ static int parse_long(const opt_def *d, const char *v, long *out, nb_error *err)
         case 'k': case 'K': mult = 1L << 10; break;
         case 'm': case 'M': mult = 1L << 20; break;
         case 'g': case 'G': mult = 1L << 30; break;
-        default: break;
+        case 't': case 'T': mult = 1L << 40; break;
+        default:
+            return fail(err, "option -%s: '%s': the size suffix must be K, M, G or T",
+                        d->name, v);
         }
-        if (mult != 1) {
+        end++;
+        if (*end == 'B' || *end == 'b')
             end++;
-            if (*end == 'B' || *end == 'b') end++;
-        }
     }
     if (*end)
         return fail(err, "option -%s: '%s' is not a number", d->name, v);
     if (errno == ERANGE || (mult > 1 && (x > LONG_MAX / mult || x < LONG_MIN / mult)))
-        return fail(err, "option -%s: '%s' is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+        return out_of_range(d, v, err);
     x *= mult;
     if (x < d->min || x > d->max)
-        return fail(err, "option -%s: %s is out of range (%ld to %ld)", d->name, v, d->min, d->max);
+        return out_of_range(d, v, err);
     *out = x;
     return 0;
 }
@@ -319,6 +365,12 @@ static int check_conflicts(const nb_options *o, nb_error *err)
         return fail(err, "option -emit needs -asm");
     if (o->print_code && !o->asm_code && !o->code)
         return fail(err, "option -print_code needs -asm or -code");
+    if ((o->sweep_filter || o->sweep_shards) && !o->sweep && !o->sweep_list)
+        return fail(err, "option -%s needs -sweep or -sweep_list",
+                    o->sweep_filter ? "sweep_filter" : "sweep_shard");
+    if ((o->sweep || o->sweep_list) && (o->asm_code || o->code || o->batch || o->emit))
+        return fail(err, "option -sweep%s measures code of its own: not with -%s",
+                    o->sweep ? "" : "_list", o->batch ? "batch" : o->code ? "code" : o->emit ? "emit" : "asm");
     return 0;
 }
 
@@ -375,6 +427,23 @@ static int set_value(const opt_def *d, void *base, const char *v, nb_error *err)
     case OPT_RANGES:
         rc = parse_list(d, v, (int *)field, (int *)((char *)base + d->offset2), err);
         break;
+    case OPT_SHARD: {
+        char *end;
+        errno = 0;
+        long i = strtol(v, &end, 10), n = 0;
+        if (end != v && *end == '/') {
+            const char *q = end + 1;
+            n = strtol(q, &end, 10);
+            if (end == q)
+                n = 0;
+        }
+        if (errno || *end || n < d->min || n > d->max || i < 1 || i > n)
+            return fail(err, "option -%s: '%s' is not I/N with 1 <= I <= N <= %ld", d->name,
+                        v, d->max);
+        *(long *)field = i;
+        *(long *)((char *)base + d->offset2) = n;
+        break;
+    }
     case OPT_U64: {
         char *end;
         errno = 0;
@@ -466,6 +535,9 @@ void options_print_help(FILE *f)
                "registers start at 0, vector and mask registers at 0, MXCSR and x87 at their\n"
                "defaults.\n"
                "With -loop_count > 0 the code must not modify R15 (the loop counter).\n");
+    fputs("\nInstruction tables (uops.info's method): nb -sweep [options]\n", f);
+    print_group(f, OPT_SWEEP, OPT_SWEEP, 22);
+    fputs("  -output text|csv|json, -cpu and -timeout apply as above.\n", f);
     fputc('\n', f);
     options_print_mess_help(f);
 }
@@ -514,7 +586,7 @@ void options_each(const nb_options *o, options_each_fn fn, void *ctx)
     bool agg_done = false;
     for (size_t i = 0; i < N_OPTS; i++) {
         const opt_def *d = &opts[i];
-        if (d->group == OPT_MESS)
+        if (d->group == OPT_MESS || d->group == OPT_SWEEP)
             continue;
         const void *field = (const char *)o + d->offset;
         nb_optval v = {.name = d->name};
@@ -557,7 +629,8 @@ void options_each(const nb_options *o, options_each_fn fn, void *ctx)
         case OPT_LIST:
         case OPT_RANGES:
         case OPT_U64:
-            continue;   /* -mess's kinds only */
+        case OPT_SHARD:
+            continue;   /* -mess's and -sweep's kinds only */
         }
         fn(ctx, &v);
     }

@@ -52,6 +52,10 @@ typedef struct nb_options {
     bool list_events; const char *list_events_filter;
     bool list_uarchs, cpu_info;
     const char *batch;
+    /* -sweep (sweep/): the instruction table */
+    bool sweep, sweep_list;
+    const char *sweep_filter;   /* POSIX extended regex on the form name */
+    long sweep_shard, sweep_shards;   /* -sweep_shard I/N: 1..N of N; 0 0: all */
 } nb_options;
 
 void options_defaults(nb_options *o);

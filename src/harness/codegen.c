@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "harness/codegen.h"
+#include "sys/mapping.h"
 #include "sys/status.h"
 
 /* -df, nanoBench's drain: after code_init an lfence, 189 one-byte NOPs (the
@@ -502,8 +503,10 @@ static struct {
     size_t len;
 } g_kept[MAP_KEEP];
 
-/* A read-write-execute mapping of at least *len bytes; *len is set to its
- * size.  NULL when none can be had. */
+/* A read-write-execute mapping of at least *len bytes, between guard pages
+ * (sys/mapping.h: code that stores past its own end, or runs off it, faults
+ * there instead of reaching the next mapping); *len is set to its size.
+ * NULL when none can be had. */
 static void *map_take(size_t *len)
 {
     int best = -1;
@@ -516,9 +519,7 @@ static void *map_take(size_t *len)
         g_kept[best].m = NULL;
         return m;
     }
-    void *m = mmap(NULL, *len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
-    return m == MAP_FAILED ? NULL : m;
+    return map_guarded(*len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS);
 }
 
 static void map_give(void *m, size_t len)
@@ -530,7 +531,7 @@ static void map_give(void *m, size_t len)
                 g_kept[i].len = len;
                 return;
             }
-    munmap(m, len);
+    unmap_guarded(m, len);
 }
 
 int codegen_build(const codegen_params *p, codegen_prog *out, nb_error *err)

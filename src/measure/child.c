@@ -41,28 +41,112 @@
 #include "sys/status.h"
 #include "lib/clock.h"
 #include "measure/worker_shared.h"
+#include "sys/fileio.h"
 
 shared_hdr *g_hdr;
 const codegen_prog *g_cur;
 int g_cur_kind;
 const bench_code *g_code;
 bool g_debug_shown;
-/* Child: how it was started (child_main's argument). */
+bool g_code_ran;
+/* Child: how it was started (child_main's argument), its socket to the
+ * parent, and whether it is sealed (sandbox.h: no capability, no system
+ * call but the filter's few; from before the first generated code runs). */
 static child_start g_start;
+static int g_sock = -1;
+static bool g_sealed;
+static bool g_got_run;   /* the first run's byte has come */
 
-/* The run cannot go on: the error to the parent (worker_run), then exit. */
+_Noreturn void child_end(void)
+{
+    char b = 0;
+    sendto(g_sock, &b, 1, MSG_NOSIGNAL, NULL, 0);
+    for (;;) {
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The run cannot go on: the error to the parent (worker_run).  One that
+ * happens while the process sets itself up waits for the first run's byte:
+ * the parent clears the record when it posts that run. */
 static _Noreturn void child_fail(const nb_error *e)
 {
+    char b;
+    while (!g_got_run && recv(g_sock, &b, 1, 0) < 0 && errno == EINTR)
+        ;
     g_hdr->status = e->status ? e->status : NB_ESYSTEM;
     g_hdr->err = *e;
-    _exit(1);
+    child_end();
+}
+
+/* A sealed process cannot open counters or a device: the run needs a fresh
+ * measuring process, which the parent starts and posts the run to again. */
+static _Noreturn void child_need_fresh(void)
+{
+    g_hdr->need_fresh = 1;
+    child_end();
+}
+
+/* ---- the FS and GS bases ----
+ *
+ * With FSGSBASE enabled in CR4, user code can set both bases (wrfsbase,
+ * wrgsbase) and they stay set: FS is the base nb's own thread-local data
+ * sits on, and GS would be the next run's and the next batch line's. Both
+ * are put back after every program; where the instructions fault (CR4 bit
+ * clear) the benchmark cannot change them either, and nothing is done. */
+static struct {
+    bool usable;
+    uint64_t fs, gs;
+} g_bases;
+
+static volatile sig_atomic_t g_bases_probe_faulted;
+
+static void on_bases_probe(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig;
+    (void)si;
+    ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP] += 5;   /* past the rdfsbase */
+    g_bases_probe_faulted = 1;
+}
+
+/* Whether rdfsbase works, and the bases now (before any handler of nb's). */
+static void bases_probe(void)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_bases_probe;
+    sa.sa_flags = SA_SIGINFO;
+    if (sigaction(SIGILL, &sa, &old) != 0)
+        return;
+    uint64_t fs = 0, gs = 0;
+    g_bases_probe_faulted = 0;
+    __asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xc0" : "+a"(fs) :: "memory");   /* rdfsbase rax */
+    sigaction(SIGILL, &old, NULL);
+    if (g_bases_probe_faulted)
+        return;
+    __asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xc8" : "+a"(gs) :: "memory");   /* rdgsbase rax */
+    g_bases.fs = fs;
+    g_bases.gs = gs;
+    g_bases.usable = true;
+}
+
+void child_restore_bases(void)
+{
+    if (!g_bases.usable)
+        return;
+    uint64_t fs = g_bases.fs, gs = g_bases.gs;
+    __asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xd0" :: "a"(fs) : "memory");    /* wrfsbase rax */
+    __asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xd8" :: "a"(gs) : "memory");    /* wrgsbase rax */
 }
 
 void run_prog(const codegen_prog *p, int kind)
 {
     g_cur = p;
     g_cur_kind = kind;
+    g_code_ran |= kind == PROG_MEASURE || kind == PROG_ONE_TIME;
     codegen_call(p);
+    child_restore_bases();
     g_cur = NULL;
     g_cur_kind = PROG_NONE;
 }
@@ -86,6 +170,47 @@ static void read_outside(uint64_t *v)
     }
 }
 
+/* Child: the backend and device root whose MSR device the process opened
+ * before it was sealed; a sealed process reads no other. */
+static struct {
+    const pmu_backend *be;
+    char dev_root[256];
+} g_outside_ready;
+
+/* Before the seal, one read of every counter read outside the code opens
+ * what the backend reads them through; after it, the run needs what was
+ * opened then. */
+static void outside_prepare(const worker_job *w)
+{
+    if (g_sealed) {
+        if (g_outside_ready.be != w->backend || strcmp(g_outside_ready.dev_root, w->dev_root) != 0)
+            child_need_fresh();
+        return;
+    }
+    uint64_t v[CODEGEN_MAX_CTR];
+    read_outside(v);
+    g_outside_ready.be = w->backend;
+    snprintf(g_outside_ready.dev_root, sizeof g_outside_ready.dev_root, "%s", w->dev_root);
+}
+
+/* Seal the process (sandbox.h) before the first generated code runs in it:
+ * a filter that cannot be had is a note; a capability that cannot be
+ * dropped ends the run before any code runs. */
+static void child_seal(void)
+{
+    if (g_sealed)
+        return;
+    nb_error err;
+    nb_error_clear(&err);
+    int rc = sandbox_seal(g_sock, getpid(), &err);
+    if (rc == NB_EUNSUPPORTED)
+        snprintf(g_hdr->sandbox_note, sizeof g_hdr->sandbox_note, "%.*s",
+                 (int)sizeof g_hdr->sandbox_note - 1, err.message);
+    else if (rc)
+        child_fail(&err);
+    g_sealed = true;
+}
+
 /* The tsc method's hook: the same, the kind said for fault reports; the
  * counters the code cannot read are read right before and after it, into
  * the slots the code leaves alone. */
@@ -107,25 +232,9 @@ static void run_measured(const codegen_prog *p, bool calibration)
 }
 
 /* An area with GUARD_SIZE of no-access pages on both sides, or NULL. */
-static uint8_t *map_guarded(size_t size)
+static uint8_t *area_map(size_t size)
 {
-    size_t total = size + 2 * (size_t)GUARD_SIZE;
-    uint8_t *g = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (g == MAP_FAILED)
-        return NULL;
-    void *m = mmap(g + GUARD_SIZE, size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-    if (m == MAP_FAILED) {
-        munmap(g, total);
-        return NULL;
-    }
-    return m;
-}
-
-static void unmap_guarded(uint8_t *m, size_t size)
-{
-    if (m)
-        munmap(m - GUARD_SIZE, size + 2 * (size_t)GUARD_SIZE);
+    return map_guarded(size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
 }
 
 /* Child: name an area in the fault record, so that a fault report can say
@@ -145,11 +254,13 @@ static void note_area(const char *name, const uint8_t *m, size_t size)
 /* The child's own safety before any benchmark code: no core file, death
  * with nb (even SIGKILL of nb leaves no child running), the default action
  * for the signals nb handles (the parent restores settings, not the child:
- * Ctrl-C reaches both), nb's output out of the benchmark's reach, and no
- * descriptor of nb's but the socket to the parent: a file nb reads (a batch
- * file, or stdin) shares its offset with the child, and whatever moved it
- * there (valgrind's libc clean-up at the child's exit did: a batch read its
- * lines twice) would move nb's.  Returns the socket's new number. */
+ * Ctrl-C reaches both), nb's output out of the benchmark's reach (its
+ * stdin, stdout and stderr are /dev/null: what it has to say goes through
+ * the shared mapping), and no descriptor of nb's but the socket to the
+ * parent: a file nb reads (a batch file, or stdin) shares its offset with
+ * the child, and whatever moved it there (valgrind's libc clean-up at the
+ * child's exit did: a batch read its lines twice) would move nb's.
+ * Returns the socket's new number. */
 static int child_isolate(pid_t parent, int sock)
 {
     struct rlimit no_core = {0, 0};
@@ -161,12 +272,13 @@ static int child_isolate(pid_t parent, int sock)
     int null_in = open("/dev/null", O_RDONLY), null_out = open("/dev/null", O_WRONLY);
     if (null_in >= 0)
         dup2(null_in, STDIN_FILENO);
-    if (null_out >= 0)
-        dup2(null_out, STDOUT_FILENO);
-    /* stderr stays: nb's own last-resort messages; the socket becomes fd 3 */
+    if (null_in < 0 || null_out < 0 || dup2(null_out, STDOUT_FILENO) < 0 ||
+        dup2(null_out, STDERR_FILENO) < 0)
+        return -1;
+    /* the socket becomes fd 3 */
     if (sock != 3) {
         if (dup2(sock, 3) != 3)
-            _exit(1);
+            return -1;
         sock = 3;
     }
     if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
@@ -192,13 +304,13 @@ int areas_map(size_t r14_size, nb_error *err)
     if (g_areas.r14 && g_areas.r14_size == r14_size && g_areas.rdi)
         return 0;
     unmap_guarded(g_areas.r14, g_areas.r14_size);
-    g_areas.r14 = map_guarded(r14_size);
+    g_areas.r14 = area_map(r14_size);
     g_areas.r14_size = g_areas.r14 ? r14_size : 0;
     uint8_t **small[4] = {&g_areas.rdi, &g_areas.rsi, &g_areas.rbp, &g_areas.rsp};
     bool ok = g_areas.r14 != NULL;
     for (int i = 0; i < 4; i++) {
         if (!*small[i])
-            *small[i] = map_guarded(AREA_SIZE);
+            *small[i] = area_map(AREA_SIZE);
         ok &= *small[i] != NULL;
     }
     if (!ok)
@@ -331,6 +443,8 @@ static pmu_group *child_group(const worker_job *w)
     for (size_t i = 0; i < KEPT_GROUPS && !k; i++)
         if (same_group(&g_kept[i], w))
             k = &g_kept[i];
+    if (!k && g_sealed)
+        child_need_fresh();
     if (!k) {
         k = &g_kept[0];
         for (size_t i = 0; i < KEPT_GROUPS && k->used; i++)
@@ -401,6 +515,32 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     }
 }
 
+/* How the code reads each counter of grp into reads[]; the counters read
+ * outside the code are set up (g_outside), their device opened before the
+ * seal.  Returns whether a counter is in TSC ticks to be calibrated. */
+static bool child_reads(const worker_job *w, pmu_group *grp, codegen_read *reads)
+{
+    bool tsc_cal = false;
+    g_outside.g = NULL;
+    for (size_t i = 0; i < grp->n_ctr; i++) {
+        /* the code leaves the slots of counters read outside it alone */
+        if (grp->ctr[i].read == PMU_READ_OUTSIDE && w->backend->read_outside && !g_outside.g) {
+            g_outside.be = w->backend;
+            g_outside.cfg = w->cfg;
+            g_outside.cfg.cpu = &w->cpu;
+            g_outside.cfg.sysfs_root = w->sysfs_root;
+            g_outside.cfg.dev_root = w->dev_root;
+            g_outside.g = grp;
+        }
+        reads[i].kind = grp->ctr[i].read == PMU_READ_OUTSIDE ? PMU_READ_NONE : grp->ctr[i].read;
+        reads[i].ecx = grp->ctr[i].rdpmc_ecx;
+        tsc_cal |= grp->ctr[i].tsc_cycles;
+    }
+    if (g_outside.g)
+        outside_prepare(w);
+    return tsc_cal;
+}
+
 /* One run, as the parent described it in h->job; results into the mapping. */
 static void child_run(double *samples)
 {
@@ -410,6 +550,12 @@ static void child_run(double *samples)
     const bench_code *c = &g_job_code;
     nb_error err;
     nb_error_clear(&err);
+    g_code_ran = false;
+    if (w->prepare_only) {
+        child_group(w);
+        h->done = 1;
+        return;
+    }
     if (w->fresh)
         child_reset();
     child_ready(w, g_areas.r14_size);
@@ -427,22 +573,8 @@ static void child_run(double *samples)
     }
 
     codegen_read reads[CODEGEN_MAX_CTR];
-    bool tsc_cal = false;
-    g_outside.g = NULL;
-    for (size_t i = 0; i < grp.n_ctr; i++) {
-        /* the code leaves the slots of counters read outside it alone */
-        if (grp.ctr[i].read == PMU_READ_OUTSIDE && w->backend->read_outside && !g_outside.g) {
-            g_outside.be = w->backend;
-            g_outside.cfg = w->cfg;
-            g_outside.cfg.cpu = &w->cpu;
-            g_outside.cfg.sysfs_root = w->sysfs_root;
-            g_outside.cfg.dev_root = w->dev_root;
-            g_outside.g = &grp;
-        }
-        reads[i].kind = grp.ctr[i].read == PMU_READ_OUTSIDE ? PMU_READ_NONE : grp.ctr[i].read;
-        reads[i].ecx = grp.ctr[i].rdpmc_ecx;
-        tsc_cal |= grp.ctr[i].tsc_cycles;
-    }
+    bool tsc_cal = child_reads(w, &grp, reads);
+    child_seal();
 
     codegen_params p = {
         .code = c->code, .code_len = c->code_len,
@@ -551,16 +683,34 @@ static void child_run(double *samples)
 }
 
 /* The measuring process: set up once, then one run per byte received on
- * `sock`, one byte sent back after each; ends when the parent closes it. */
+ * `sock`, one byte sent back after each; it is killed when the parent is
+ * done with it (or when the parent dies). */
 _Noreturn void child_main(child_start st)
 {
     g_start = st;
     g_hdr = st.h;
-    shared_hdr *h = g_hdr;
+    g_sock = st.sock;
+    /* Faults are not blocked (a blocked one would kill it): nb handles none
+     * of them itself, so no handler of nb's can run for them here. */
+    sigset_t faults;
+    sigemptyset(&faults);
+    int fault_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof fault_sigs / sizeof fault_sigs[0]; i++)
+        sigaddset(&faults, fault_sigs[i]);
+    sigprocmask(SIG_UNBLOCK, &faults, NULL);
     int cpu = st.cpu;
     nb_error err;
     nb_error_clear(&err);
     int sock = child_isolate(st.parent, st.sock);
+    if (sock < 0) {
+        int e = errno;
+        nb_error_set(&err, NB_ERESOURCE, "the measuring process cannot open /dev/null: %s",
+                     strerror(e));
+        file_open_status(e, &err);
+        err.status = NB_ERESOURCE;
+        child_fail(&err);
+    }
+    g_sock = sock;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
@@ -568,34 +718,30 @@ _Noreturn void child_main(child_start st)
         nb_error_set(&err, NB_ESYSTEM, "cannot pin to CPU %d (sched_setaffinity failed)", cpu);
         child_fail(&err);
     }
+    bases_probe();
     if (install_handlers(st.debug) != 0) {
         nb_error_set(&err, NB_ESYSTEM, "cannot install the fault handlers");
         child_fail(&err);
     }
+    sigprocmask(SIG_SETMASK, &st.mask, NULL);   /* blocked since fork() */
     child_isa();
     if (st.wait_for_gdb) {
         wait_for_tracer();
         g_debug_shown = true;   /* gdb showed them; later traps just go on */
     }
     request_amx();
-    /* Last: from here on a system call from anywhere but nb's own code traps. */
-    if (sandbox_trap_syscalls(&err) != 0)
-        snprintf(h->sandbox_note, sizeof h->sandbox_note, "%.*s", (int)sizeof h->sandbox_note - 1,
-                 err.message);
-    double *samples = hdr_samples(h);
+    double *samples = hdr_samples(g_hdr, st.code_cap);
     for (;;) {
         char b;
         ssize_t got = recv(sock, &b, 1, 0);
-        if (got == 0)
-            _exit(0);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            _exit(1);
-        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got != 1)
+            child_end();   /* the parent is done with it */
+        g_got_run = true;
         child_run(samples);
         if (send(sock, &b, 1, MSG_NOSIGNAL) != 1)
-            _exit(1);
+            child_end();
     }
 }
 

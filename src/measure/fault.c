@@ -56,6 +56,10 @@ const char *fault_signal_name(int sig, char *buf, size_t len)
     case SIGTERM: return "SIGTERM";
     case SIGINT: return "SIGINT";
     case SIGXCPU: return "SIGXCPU";
+    case SIGSTOP: return "SIGSTOP";
+    case SIGTSTP: return "SIGTSTP";
+    case SIGTTIN: return "SIGTTIN";
+    case SIGTTOU: return "SIGTTOU";
     default: snprintf(buf, len, "signal %d", sig); return buf;
     }
 }
@@ -528,6 +532,8 @@ static void what_sigtrap(strbuf *b, const fault_record *r, const asm_insn_facts 
     else if (r->trapno == X_DB && (r->reg[FAULT_RFLAGS] & RFLAGS_TF))
         sb_add(b, "single-step trap: EFLAGS.TF is set, so the CPU traps after every "
                "instruction (this is the next one)");
+    else if (r->trapno == X_DB && f->length && strcmp(f->mnemonic, "int1") == 0)
+        sb_add(b, "debug trap: int1 (icebp) raises #DB by design");
     else if (r->trapno == X_DB)
         sb_add(b, "debug trap (#DB)");
     else
@@ -550,10 +556,17 @@ void fault_describe(const fault_record *r, const fault_context *c, char *buf, si
     place p = locate(r, c, r->insn_addr);
 
     if (r->stopped) {
-        if (r->prog == FAULT_PROG_NONE) {
-            sb_add(&b, "nb's measuring process did not finish within %g s (-timeout) and was "
-                   "stopped while preparing the run (generating code or calibrating), before "
-                   "the benchmark code ran", c->timeout);
+        if (!r->code_ran) {
+            sb_add(&b, "-timeout %g s ran out before the benchmark code started: nb was still "
+                   "preparing the run (generating the code, calibrating the clock), which took "
+                   "longer than that here; nothing was measured (give -timeout more time)",
+                   c->timeout);
+            return;
+        }
+        if (r->prog == FAULT_PROG_NONE || r->prog == FAULT_PROG_CAL) {
+            sb_add(&b, "the benchmark's runs together took longer than %g s (-timeout); it was "
+                   "stopped between two of them (in nb's %s)", c->timeout,
+                   r->prog == FAULT_PROG_CAL ? "clock calibration" : "own code");
             return;
         }
         sb_add(&b, "the benchmark code did not finish within %g s (-timeout); it was stopped ",
@@ -566,6 +579,10 @@ void fault_describe(const fault_record *r, const fault_context *c, char *buf, si
                " (not in the benchmark code; a bug in nb)", sig, r->reg[FAULT_RIP]);
         if (r->signo == SIGSEGV || r->signo == SIGBUS)
             sb_add(&b, "; faulting address 0x%" PRIx64, r->addr);
+        if (r->signo == SIGSYS) {
+            const char *name = sandbox_syscall_name(r->sys_nr);
+            sb_add(&b, "; the system call trapped: %s (number %ld)", name ? name : "?", r->sys_nr);
+        }
         return;
     }
     if (r->signo == SIGSYS) {

@@ -69,6 +69,7 @@ typedef struct fault_record {
     int signo;             /* 0: nothing recorded */
     int code;              /* si_code */
     bool stopped;          /* stopped by nb at -timeout (signo is nb's stop signal) */
+    bool code_ran;         /* benchmark code ran in this run before the signal */
     int trapno;            /* exception vector (14 #PF, 13 #GP, 6 #UD, ...) */
     uint64_t err;          /* its error code (#PF: bit 1 write, bit 4 fetch) */
     uint64_t addr;         /* si_addr */

@@ -77,7 +77,7 @@ const char *find_gdb(char *buf, size_t len)
 }
 
 /* Start gdb on the child and wait until the user leaves it. */
-void run_gdb(const char *gdb, pid_t child)
+pid_t run_gdb(const char *gdb, pid_t child)
 {
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)child);
@@ -90,6 +90,12 @@ void run_gdb(const char *gdb, pid_t child)
         execl(gdb, "gdb", "-q", "-p", pid, "-ex", "continue", (char *)NULL);
         _exit(127);
     }
+    return g > 0 ? g : 0;
+}
+
+void end_gdb(pid_t g)
+{
     if (g > 0)
-        waitpid(g, NULL, 0);
+        while (waitpid(g, NULL, 0) < 0 && errno == EINTR) {
+        }
 }

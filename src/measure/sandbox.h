@@ -1,33 +1,68 @@
-/* nb sandbox: system calls of the benchmark code are trapped, not run.
+/* nb sandbox: what the benchmark code can do outside the measuring process
+ * (nothing), and the names of system calls for reports.
  *
- * The measuring child calls sandbox_trap_syscalls() after its own setup,
- * right before the first benchmark code runs.  It installs a seccomp filter
- * that lets a system call through only when the instruction that made it
- * lies in executable code nb was loaded with: the nb binary's text, the
- * text of any shared library (the ASan build has some), the vDSO.  A
- * seccomp filter sees the instruction pointer of every call
- * (seccomp_data.instruction_pointer), so nb's own calls after the filter
- * (the fault handlers' _exit, -debug's printing, closing the counters,
- * exit) work unchanged, while a `syscall`, `sysenter` or `int 0x80` in the
- * generated code -- or anywhere else the benchmark jumps to -- raises SIGSYS
- * instead of running: `mov eax, 60; syscall` cannot end the child quietly,
- * and a write(1, ...) cannot reach nb's output.  32-bit calls (int 0x80)
- * are trapped wherever they come from; nb never makes one.
+ * The measuring child seals itself with sandbox_seal() right before the
+ * first generated code runs in it, after everything that needs a
+ * privilege or a new descriptor is done (pinning, fault handlers, the
+ * counters of the runs it was sent, the MSR device it reads).  Sealing
+ * drops every capability (effective, permitted, inheritable, ambient) and
+ * installs a seccomp filter that allows a fixed list of system calls and
+ * traps every other (SIGSYS: the call does not run, the report names it).
  *
- * Limits: code the benchmark jumps into inside nb's own text (a libc
- * function, say) is not trapped; the filter guards against accidents, not
- * against code written to escape it. */
+ * The filter does not look at the instruction pointer.  Benchmark code runs
+ * in the same process as nb's own code and can jump anywhere in it (libc's
+ * syscall(), any `syscall` instruction in nb's text), so no address, no
+ * argument and no memory the code can reach tells nb's calls from the
+ * benchmark's.  The list therefore holds only calls whose effect stays
+ * inside the measuring process, or reaches nb only through the socket and
+ * the shared mapping, which nb does not trust (worker.c checks every field
+ * it reads back):
+ *   rt_sigreturn, rt_sigaction, rt_sigprocmask, sigaltstack
+ *                                          its own signal handling (a
+ *                                          trapped call never runs, whatever
+ *                                          handles SIGSYS)
+ *   mmap, munmap, madvise, brk             its own memory
+ *   read, pread64                          descriptors nb opened for it: the
+ *                                          socket, /dev/null, its counters,
+ *                                          the MSR device read-only
+ *   sendto on the socket to nb             one byte: "done"
+ *   process_vm_readv of itself             the fault handlers' safe reads
+ *   getpid, gettid, clock_gettime, clock_getres, gettimeofday, time,
+ *   nanosleep, clock_nanosleep, sched_yield, sysinfo
+ *                                          the clock, waiting, and the
+ *                                          machine's memory size (qsort)
+ * Nothing on the list opens, creates or duplicates a descriptor, starts a
+ * process or thread (clone, fork, vfork, execve are trapped), signals
+ * another process, writes to a file, or ends the process (exit and
+ * exit_group are trapped: the measuring process itself never exits, the
+ * parent kills it): the benchmark code cannot create a file, write to nb's
+ * output, kill nb, leave a process behind or end the measurement quietly,
+ * and after the capabilities are gone it holds no privilege to use.  32-bit calls
+ * (int 0x80, sysenter) and x32 numbers are trapped too.
+ *
+ * Before the filter (set-up) the measuring process runs no generated code;
+ * once sealed it stays sealed: a run that needs new counters or another
+ * device gets a fresh measuring process (child.c). */
 #ifndef NB_SANDBOX_H
 #define NB_SANDBOX_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "sys/error.h"
 
-/* Returns 0, or NB_EUNSUPPORTED with the reason in *err (seccomp missing,
- * or running under valgrind, whose own system calls do not come from nb's
- * text). */
-int sandbox_trap_syscalls(nb_error *err);
+/* Drop every capability, then install the filter; `sock` is the descriptor
+ * sendto() may use, `self` the pid process_vm_readv() may read.  Returns 0;
+ * NB_ESYSTEM when a capability could not be dropped (then no benchmark code
+ * may run); NB_EUNSUPPORTED with the reason when the filter could not be
+ * installed (seccomp missing, or valgrind, whose own system calls the
+ * filter would trap): the capabilities are gone even then. */
+int sandbox_seal(int sock, pid_t self, nb_error *err);
+
+/* Whether the filter lets system call `nr` through for some arguments (for
+ * tests and reports). */
+bool sandbox_allows(long nr);
 
 /* The name of x86-64 system call `nr` ("write"), or NULL if unknown.  The
  * table is generated at build time from the kernel headers

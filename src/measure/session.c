@@ -538,7 +538,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
             .p = params, .backend = be, .cfg = &s->cfg, .plan = &s->plan.groups[g],
             .opened = opened, .cpu = s->cfg.cpu_index,
             .copies = {copies[0], copies[1]}, .loops = {out->loops[0], out->loops[1]},
-            .fresh = fresh,
+            .fresh = fresh, .groups = s->plan.groups, .n_groups = s->plan.n_groups,
         };
         /* an emulated group's counts do not depend on timing: one
          * measurement of each program */

@@ -28,7 +28,9 @@ void step_warm(const codegen_prog *p)
     emu_prog e = prog_of(p);
     g_cur = p;
     g_cur_kind = PROG_MEASURE;
+    g_code_ran = true;
     emu_step_call_native(&e);
+    child_restore_bases();
     g_cur = NULL;
     g_cur_kind = PROG_NONE;
 }
@@ -54,8 +56,10 @@ void step_measure(run_state rs[2], long warm, long n, size_t n_ctr, pmu_counter 
         for (long i = 0; i < n && !out->over; i++) {
             g_cur = rs[r].p;
             g_cur_kind = PROG_MEASURE;
+            g_code_ran = true;
             uint64_t left = budget > out->steps ? budget - out->steps : 1;
             emu_step_result s = emu_step_call(&e, budget ? left : 0, true);
+            child_restore_bases();
             g_cur = NULL;
             g_cur_kind = PROG_NONE;
             out->steps += s.steps;

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,7 @@ static void record_fault(int sig, const siginfo_t *si, const ucontext_t *uc, boo
         f->reg[i] = (uint64_t)g[order[i]];
     f->code = si->si_code;
     f->stopped = stopped;
+    f->code_ran = g_code_ran;
     f->trapno = (int)g[REG_TRAPNO];
     f->err = (uint64_t)g[REG_ERR];
     f->addr = (uint64_t)(uintptr_t)si->si_addr;
@@ -77,6 +79,12 @@ static void record_fault(int sig, const siginfo_t *si, const ucontext_t *uc, boo
         uint8_t b[2];
         if (safe_read(rip - 2, b, 2) == 2)
             f->insn_addr = b[1] == 0xCC ? rip - 1 : b[0] == 0xCD && b[1] == 3 ? rip - 2 : rip;
+    } else if (sig == SIGTRAP && f->trapno == 1 && si->si_code != TRAP_TRACE) {
+        /* int1 (icebp, F1) raises #DB as a trap: RIP is past it (a
+         * single step, TRAP_TRACE, stops before the next instruction) */
+        uint8_t b;
+        if (safe_read(rip - 1, &b, 1) == 1 && b == 0xF1)
+            f->insn_addr = rip - 1;
     }
     uint8_t probe;
     f->addr_readable = safe_read(f->addr, &probe, 1) == 1;
@@ -101,17 +109,21 @@ static void record_fault(int sig, const siginfo_t *si, const ucontext_t *uc, boo
 
 /* The first thing in every handler: the benchmark may have set EFLAGS.AC
  * (alignment checking), which Linux leaves set in a signal handler, and a
- * misaligned access of nb's own would then raise SIGBUS in the handler. */
+ * misaligned access of nb's own would then raise SIGBUS in the handler; and
+ * it may have moved the FS base nb's thread-local data sits on. */
 #define CLEAR_AC()                                                          \
-    __asm__ volatile("lea -128(%%rsp), %%rsp; pushfq; andq $~0x40000, (%%rsp); " \
-                     "popfq; lea 128(%%rsp), %%rsp" ::: "memory", "cc")   /* past the red zone */
+    do {                                                                    \
+        __asm__ volatile("lea -128(%%rsp), %%rsp; pushfq; andq $~0x40000, (%%rsp); " \
+                         "popfq; lea 128(%%rsp), %%rsp" ::: "memory", "cc"); /* past the red zone */ \
+        child_restore_bases();                                              \
+    } while (0)
 
 static void on_fault(int sig, siginfo_t *si, void *ctx)
 {
     CLEAR_AC();
     record_fault(sig, si, ctx, false);
     g_hdr->status = NB_EFAULT;
-    _exit(3);
+    child_end();
 }
 
 /* -timeout: the parent asks the child to stop; note where the code was. */
@@ -120,10 +132,23 @@ static void on_stop(int sig, siginfo_t *si, void *ctx)
     CLEAR_AC();
     record_fault(sig, si, ctx, true);
     g_hdr->status = NB_EFAULT;
-    _exit(3);
+    child_end();
 }
 
-/* -debug: the int3 before the second counter read lands here; print the
+/* -debug's text, appended to the shared mapping (the child has no stderr of
+ * nb's); the parent prints it after the run. */
+__attribute__((format(printf, 1, 2)))
+static void debug_add(const char *fmt, ...)
+{
+    char *t = g_hdr->debug_text;
+    size_t cap = sizeof g_hdr->debug_text, used = strnlen(t, cap - 1);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t + used, cap - used, fmt, ap);
+    va_end(ap);
+}
+
+/* -debug: the int3 before the second counter read lands here; note the
  * registers once (every run passes the same point) and go on. */
 static void on_debug_trap(int sig, siginfo_t *si, void *ctx)
 {
@@ -140,27 +165,24 @@ static void on_debug_trap(int sig, siginfo_t *si, void *ctx)
         {"r12", REG_R12}, {"r13", REG_R13}, {"r14", REG_R14}, {"r15", REG_R15},
         {"rip", REG_RIP}, {"eflags", REG_EFL},
     };
-    fprintf(stderr, "nb: -debug: registers before the second counter read (signal %d, "
-            "first run of %zu copies):\n", sig, g_cur ? g_cur->n_copies : 0);
+    g_hdr->debug_text[0] = 0;
+    debug_add("-debug: registers before the second counter read (signal %d, "
+              "first run of %zu copies):\n", sig, g_cur ? g_cur->n_copies : 0);
     for (size_t i = 0; i < sizeof gpr / sizeof gpr[0]; i++)
-        fprintf(stderr, "  %-7s 0x%016llx  %lld\n", gpr[i].name,
-                (unsigned long long)uc->uc_mcontext.gregs[gpr[i].reg],
-                (long long)uc->uc_mcontext.gregs[gpr[i].reg]);
+        debug_add("  %-7s 0x%016llx  %lld\n", gpr[i].name,
+                  (unsigned long long)uc->uc_mcontext.gregs[gpr[i].reg],
+                  (long long)uc->uc_mcontext.gregs[gpr[i].reg]);
     if (uc->uc_mcontext.fpregs) {
         struct _libc_fpstate *fp = uc->uc_mcontext.fpregs;
-        fprintf(stderr, "  mxcsr   0x%08x\n", fp->mxcsr);
-        for (int i = 0; i < 16; i++) {
-            fprintf(stderr, "  xmm%-4d", i);
-            for (int k = 3; k >= 0; k--)
-                fprintf(stderr, " %08x", fp->_xmm[i].element[k]);
-            fputc('\n', stderr);
-        }
+        debug_add("  mxcsr   0x%08x\n", fp->mxcsr);
+        for (int i = 0; i < 16; i++)
+            debug_add("  xmm%-4d %08x %08x %08x %08x\n", i, fp->_xmm[i].element[3],
+                      fp->_xmm[i].element[2], fp->_xmm[i].element[1], fp->_xmm[i].element[0]);
         for (int i = 0; i < 8; i++)
-            fprintf(stderr, "  st%d     %04x %04x%04x%04x%04x\n", i, fp->_st[i].exponent,
-                    fp->_st[i].significand[3], fp->_st[i].significand[2],
-                    fp->_st[i].significand[1], fp->_st[i].significand[0]);
+            debug_add("  st%d     %04x %04x%04x%04x%04x\n", i, fp->_st[i].exponent,
+                      fp->_st[i].significand[3], fp->_st[i].significand[2],
+                      fp->_st[i].significand[1], fp->_st[i].significand[0]);
     }
-    fflush(stderr);
 }
 
 int install_handlers(bool debug)

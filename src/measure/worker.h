@@ -9,20 +9,25 @@
  * process), maps the memory areas, generates the programs (codegen.h), runs
  * code_one_time_init once, the initial warm-up, then run(first) and
  * run(second); the tsc backend's calibration brackets each run.  Results go
- * to a shared mapping the parent reads.  Before the first benchmark code
- * runs, the child traps system calls (sandbox.h), has no core limit, dies
- * with nb (PR_SET_PDEATHSIG) and writes nothing to nb's stdout; its memory
- * areas have guard pages.  The parent waits at most -timeout seconds, then
- * asks the child where it is (SIGUSR1) and kills it, and turns a fault, a
- * system call or the timeout into one message (fault.h): what happened,
- * address, fragment, offset, copy and the instruction there.  While the
- * child runs, a SIGINT/SIGTERM/SIGHUP of nb kills and reaps it (restore.h).
+ * to a shared mapping the parent reads and checks (worker.c).  Before the
+ * first generated code runs, the child is sealed (sandbox.h: no capability,
+ * a seccomp filter that traps every system call but a few harmless ones,
+ * wherever the call comes from), writes no core file, dies with nb
+ * (PR_SET_PDEATHSIG) and has /dev/null as stdin, stdout and stderr; its
+ * memory areas, its generated code and the shared mapping have guard pages.
+ * A run that needs new counters opened in a sealed child gets a new one.
+ * The parent waits at most -timeout seconds, then asks the child where it
+ * is (SIGUSR1) and kills it, and turns a fault, a system call or the
+ * timeout into one message (fault.h): what happened, address, fragment,
+ * offset, copy and the instruction there.  While the child runs, a
+ * SIGINT/SIGTERM/SIGHUP of nb kills and reaps it (restore.h).
  *
  * -debug: the generated code has an int3 right before the second counter
  * read.  With gdb on PATH and a terminal on stdin, gdb is attached to the
  * child and stops there; otherwise the child's SIGTRAP handler prints every
- * general-purpose register, the flags, MXCSR, XMM0-15 and ST0-7 once and the
- * run goes on.  No -timeout applies with -debug.
+ * general-purpose register, the flags, MXCSR, XMM0-15 and ST0-7 once (into
+ * the shared mapping; the parent prints them) and the run goes on.  The run
+ * is posted after gdb has left, so -timeout applies with -debug as always.
  *
  * Where it lives: worker.c (the parent: fork, post, wait, reap, kill),
  * child.c (the measuring process), trap.c (its signal handlers), gdb.c,
@@ -66,6 +71,13 @@ typedef struct worker_request {
      * -asm_one_time_init and the initial warm-up, once per benchmark as
      * nanoBench does; later groups find the memory as the previous left it. */
     bool fresh;
+    /* Every group of the benchmark (plan's among them), for a backend that
+     * opens its groups in the measuring process: a new process opens them
+     * all before it is sealed (sandbox.h), so that the benchmark's later
+     * groups, and the same groups of the next batch line, need no new
+     * process.  NULL/0: only plan's. */
+    const pmu_group_plan *groups;
+    size_t n_groups;
 } worker_request;
 
 typedef struct worker_output {

@@ -19,6 +19,7 @@
 #include "pmu/tsc_method.h"
 #include "sys/cpu.h"
 #include "sys/error.h"
+#include "sys/mapping.h"
 
 
 #define AREA_SIZE (1u << 20)
@@ -30,7 +31,7 @@
 /* No-access pages on both sides of every memory area: a stack that
  * overflows, or a pointer that runs off an area, faults there instead of
  * landing in the next mapping (which may be the generated code itself). */
-#define GUARD_SIZE (64u << 10)
+#define GUARD_SIZE MAP_GUARD_SIZE
 /* Sent by the parent at -timeout: the child notes where it was, then exits. */
 #define STOP_SIGNAL SIGUSR1
 #define STOP_GRACE_NS 500000000.0
@@ -56,18 +57,25 @@ typedef struct worker_job {
     bool opened;                 /* opened by the parent: counters in ctr[] */
     long copies[2], loops[2];
     bool fresh;                  /* see worker_request.fresh */
+    bool prepare_only;           /* open the group, run nothing, stay unsealed */
     bool stepped;                /* pmu_group.stepped of the opened group */
     unsigned long step_budget;
     size_t len[4];               /* code, init, late_init, one_time_init */
 } worker_job;
 
+/* The header of the shared mapping.  The measuring process runs benchmark
+ * code that can write anywhere in it: the parent copies it out once and
+ * checks every field before using any (worker.c); the job it posts is its
+ * own copy's.  The canaries are written by the parent only. */
 typedef struct shared_hdr {
+    uint64_t canary_head;
     worker_job job;
-    size_t code_cap;             /* bytes for the code after the header */
     int done, status;
+    int need_fresh;              /* the run needs a process that is not sealed yet */
     nb_error err;                /* why the child stopped (child_fail) */
     fault_record fault;
     char sandbox_note[512];  /* why system calls are not trapped, if they are not */
+    char debug_text[4096];   /* -debug: the registers at the int3, as text */
     /* results */
     size_t n_ctr;
     pmu_counter ctr[CODEGEN_MAX_CTR];
@@ -88,6 +96,7 @@ typedef struct shared_hdr {
     size_t runs[2], kept[2], passes;
     double tsc_ghz;
     double imul_latency;     /* the IMUL chain's, 0 if not used */
+    uint64_t canary_tail;
 } shared_hdr;
 
 
@@ -95,15 +104,18 @@ typedef struct shared_hdr {
 extern shared_hdr *g_hdr;
 
 /* The samples: after the header and the code_cap bytes of code (a multiple
- * of 64 KiB, so of a double's size). */
-static inline double *hdr_samples(shared_hdr *h)
+ * of 64 KiB, so of a double's size); code_cap is each side's own, never
+ * read back from the mapping. */
+static inline double *hdr_samples(shared_hdr *h, size_t code_cap)
 {
-    return (double *)(h + 1) + h->code_cap / sizeof(double);
+    return (double *)(h + 1) + code_cap / sizeof(double);
 }
 /* What the parent hands the measuring process at fork(), by value: the
  * one thing besides the shared mapping that crosses it. */
 typedef struct child_start {
     shared_hdr *h;
+    sigset_t mask;           /* nb's signal mask, once the child's handlers are in */
+    size_t code_cap;
     int sock, cpu;
     pid_t parent;
     bool debug;
@@ -117,6 +129,7 @@ extern const codegen_prog *g_cur;
 extern int g_cur_kind;
 extern const bench_code *g_code;
 extern bool g_debug_shown;
+extern bool g_code_ran;      /* benchmark code ran in the current run */
 
 /* trap.c */
 int install_handlers(bool debug);
@@ -125,11 +138,23 @@ int install_handlers(bool debug);
 _Noreturn void child_main(child_start st);
 void run_prog(const codegen_prog *p, int kind);
 int areas_map(size_t r14_size, nb_error *err);
+/* The measuring process never ends itself (exit is a system call the
+ * sandbox traps): it tells the parent it is finished, one byte on the
+ * socket, and waits to be killed (async-signal-safe). */
+_Noreturn void child_end(void);
+/* Put back the FS and GS bases nb's own code runs with (the benchmark may
+ * have changed them with wrfsbase/wrgsbase): after every program, and first
+ * thing in every signal handler (async-signal-safe). */
+void child_restore_bases(void);
 
 /* gdb.c */
 void wait_for_tracer(void);
 const char *find_gdb(char *buf, size_t len);
-void run_gdb(const char *gdb, pid_t child);
+/* gdb attached to the measuring process, running beside nb (the run is
+ * posted while it is attached, so it stops at -debug's int3); its pid, 0 if
+ * it could not start.  end_gdb waits until the user has left it. */
+pid_t run_gdb(const char *gdb, pid_t child);
+void end_gdb(pid_t gdb);
 
 
 #endif

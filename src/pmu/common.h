@@ -17,6 +17,23 @@
 
 #define PMU_MAX_GP 16   /* more programmable counters than any x86 core has */
 
+/* The PMU's MSRs: what the msr backend programs and the emulator's msr
+ * oracle reads back (Intel SDM vol. 3 ch. 20; AMD PPR, core performance
+ * monitor counters). */
+enum {
+    IA32_PMC0 = 0xC1,
+    IA32_PERFEVTSEL0 = 0x186,
+    IA32_FIXED_CTR0 = 0x309,
+    IA32_FIXED_CTR_CTRL = 0x38D,
+    IA32_PERF_GLOBAL_CTRL = 0x38F,
+};
+#define AMD_PERF_CTL_LEGACY 0xC0010000u
+#define AMD_PERF_CTR_LEGACY 0xC0010004u
+#define AMD_PERF_CTL_EXT 0xC0010200u
+#define AMD_GLOBAL_STATUS_CLR 0xC0000302u
+#define AMD_GLOBAL_CTL 0xC0000301u
+
+
 /* Event select bits without USR/OS/EN: what perf's PERF_TYPE_RAW takes. */
 uint64_t pmu_event_config(cpu_vendor v, const nb_event *ev);
 

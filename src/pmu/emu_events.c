@@ -12,6 +12,7 @@
 
 #include "events/evdb.h"
 #include "pmu/emu.h"
+#include "pmu/common.h"
 
 #define B(k) EMU_BIT(k)
 
@@ -129,14 +130,6 @@ uint32_t emu_resolve_event(const char *uarch, cpu_vendor vendor, const nb_event 
 
 /* ---- the msr oracle ---- */
 
-enum {
-    IA32_PERFEVTSEL0 = 0x186,
-    IA32_FIXED_CTR_CTRL = 0x38D,
-    IA32_PERF_GLOBAL_CTRL = 0x38F,
-};
-#define AMD_PERF_CTL_LEGACY 0xC0010000u
-#define AMD_PERF_CTL_EXT 0xC0010200u
-#define AMD_GLOBAL_CTL 0xC0000301u
 #define SEL_USR (UINT64_C(1) << 16)
 #define SEL_OS (UINT64_C(1) << 17)
 #define SEL_EN (UINT64_C(1) << 22)

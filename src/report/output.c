@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
+#include "lib/csv.h"
 #include "report/text.h"
 #include "sys/restore.h"
 #include "sys/status.h"
@@ -76,21 +78,6 @@ static void kv_free(kv_list *l)
     kv_truncate(l, 0);
     free(l->k);
     free(l->v);
-}
-
-static void csv_field(FILE *f, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 /* The header's columns by name: an open-addressing table of column numbers
@@ -261,8 +248,11 @@ static void csv_record(nb_out *out, const jv *rec)
 static void text_record(nb_out *out, const record_ctx *ctx, const nb_options *o, const nb_run *j,
                         int status, const char *message)
 {
-    if (out->batch)
-        fprintf(out->f, "# line %ld: %s\n", ctx->line, ctx->line_text ? ctx->line_text : "");
+    if (out->batch) {
+        fprintf(out->f, "# line %ld: ", ctx->line);
+        escape_fputs(ctx->line_text ? ctx->line_text : "", false, out->f);
+        fputc('\n', out->f);
+    }
     if (status == 0)
         report_text(out->f, o, &j->res);
     else if (out->batch)

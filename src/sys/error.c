@@ -1,6 +1,9 @@
 #include "sys/error.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "lib/escape.h"
 
 static FILE *g_diag;
 
@@ -67,17 +70,19 @@ void nb_error_prefix(nb_error *e, const char *fmt, ...)
     e->message[n + 2 + k] = '\0';
 }
 
-/* "ORIGIN:LINE:COL: message", the parts there are. */
-static void place_message(const nb_error *e, char *buf, size_t len)
+/* "ORIGIN:LINE:COL: message", the parts there are, escaped (lib/escape.h:
+ * they echo the user's input). */
+static void write_place(FILE *f, const nb_error *e)
 {
-    if (e->origin[0] && e->line > 0 && e->col > 0)
-        snprintf(buf, len, "%s:%d:%d: %s", e->origin, e->line, e->col, e->message);
-    else if (e->origin[0] && e->line > 0)
-        snprintf(buf, len, "%s:%d: %s", e->origin, e->line, e->message);
-    else if (e->origin[0])
-        snprintf(buf, len, "%s: %s", e->origin, e->message);
-    else
-        snprintf(buf, len, "%s", e->message);
+    if (e->origin[0]) {
+        escape_fputs(e->origin, false, f);
+        if (e->line > 0)
+            fprintf(f, ":%d", e->line);
+        if (e->line > 0 && e->col > 0)
+            fprintf(f, ":%d", e->col);
+        fputs(": ", f);
+    }
+    escape_fputs(e->message, true, f);
 }
 
 /* The lines after the first: the source line and the caret under COL, then
@@ -85,23 +90,31 @@ static void place_message(const nb_error *e, char *buf, size_t len)
 static void write_rest(FILE *f, const nb_error *e, const char *lead, const char *within)
 {
     if (e->source[0]) {
-        fprintf(f, "\n    %s", e->source);
-        if (e->col > 0)
-            fprintf(f, "\n    %*s^", e->col - 1, "");
+        fputs("\n    ", f);
+        escape_fputs(e->source, false, f);
+        if (e->col > 0) {
+            size_t n = strnlen(e->source, sizeof e->source);
+            size_t at = (size_t)e->col - 1 < n ? (size_t)e->col - 1 : n;
+            fprintf(f, "\n    %*s^", (int)escape_columns(e->source, at), "");
+        }
     }
-    if (e->advice[0])
-        fprintf(f, "\n%s%s%shint: %s", lead, within, within[0] ? ": " : "", e->advice);
+    if (e->advice[0]) {
+        fprintf(f, "\n%s", lead);
+        escape_fputs(within, false, f);
+        fputs(within[0] ? ": hint: " : "hint: ", f);
+        escape_fputs(e->advice, true, f);
+    }
 }
 
 void nb_error_format(const nb_error *e, char *buf, size_t len)
 {
     if (!len)
         return;
-    place_message(e, buf, len);
-    size_t n = strlen(buf);
-    FILE *f = fmemopen(buf + n, len - n, "w");
+    buf[0] = '\0';
+    FILE *f = fmemopen(buf, len, "w");
     if (!f)
         return;
+    write_place(f, e);
     write_rest(f, e, "", "");
     fclose(f);
     buf[len - 1] = '\0';
@@ -109,10 +122,13 @@ void nb_error_format(const nb_error *e, char *buf, size_t len)
 
 int nb_error_print(FILE *f, const nb_error *e)
 {
-    char text[sizeof e->origin + sizeof e->message + 32];
-    place_message(e, text, sizeof text);
     const char *w = e->within;
-    int bad = fprintf(f, "nb: %s%s%s", w, w[0] ? ": " : "", text) < 0;
+    int bad = fputs("nb: ", f) == EOF;
+    if (w[0]) {
+        bad |= escape_fputs(w, false, f) != 0;
+        bad |= fputs(": ", f) == EOF;
+    }
+    write_place(f, e);
     write_rest(f, e, "nb: ", w);
     bad |= fputc('\n', f) == EOF;
     bad |= fflush(f) != 0;
@@ -133,7 +149,11 @@ static void diag(const char *kind, const char *fmt, va_list ap)
 {
     FILE *f = nb_diag_stream();
     fprintf(f, "nb: %s", kind);
-    vfprintf(f, fmt, ap);
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) >= 0) {
+        escape_fputs(text, true, f);   /* it may echo the user's input */
+        free(text);
+    }
     fputc('\n', f);
 }
 

@@ -4,17 +4,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "sys/error.h"
 #include "sys/status.h"
+
+int file_open_status(int errnum, nb_error *err)
+{
+    if (errnum != EMFILE && errnum != ENFILE && errnum != ENOMEM)
+        return NB_EINPUT;
+    struct rlimit r;
+    if (err && errnum == EMFILE && getrlimit(RLIMIT_NOFILE, &r) == 0)
+        snprintf(err->advice, sizeof err->advice, "nb may have %llu files open at once (ulimit "
+                 "-n) and needs a few more", (unsigned long long)r.rlim_cur);
+    if (err)
+        err->status = NB_ESYSTEM;
+    return NB_ESYSTEM;
+}
 
 int file_read_all(const char *path, size_t max, bool text, char **out,
                   size_t *len, nb_error *err)
 {
     bool is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f)
-        return nb_error_set(err, NB_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) {
+        int e = errno;
+        nb_error_set(err, NB_EINPUT, "%s: cannot open: %s", path, strerror(e));
+        return file_open_status(e, err);
+    }
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
     int rc = 0;

@@ -14,6 +14,12 @@
 int file_read_all(const char *path, size_t max, bool text, char **out,
                   size_t *len, nb_error *err);
 
+/* The status of a failure to open a file the user named, from its errno:
+ * NB_ESYSTEM when the system ran out of something (open files: EMFILE,
+ * ENFILE; memory: ENOMEM), which no other input would fix, else NB_EINPUT;
+ * for EMFILE the advice of *err (if not NULL) names the limit. */
+int file_open_status(int errnum, nb_error *err);
+
 /* The first line of root+path (root "" in production, a fake tree in
  * tests) into buf, without its newline; false if it cannot be read. */
 bool file_read_line(const char *root, const char *path, char *buf, size_t len);

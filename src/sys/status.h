@@ -37,6 +37,8 @@ enum nb_status {
     NB_ENOMEM = -5,   /* out of memory */
     NB_EUNSUPPORTED = -6, /* not available on this machine/backend */
     NB_EBATCH = -7,   /* a batch ran to its end, but at least one line failed */
+    NB_ERESOURCE = -8, /* the system refused what every run needs (a process, a
+                          descriptor): a batch stops at it; exit code 4 */
 };
 
 /* Exit code for a negative status. */

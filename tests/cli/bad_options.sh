@@ -8,6 +8,13 @@
 set -u
 . "$(dirname "$0")/bad_common.inc"
 
+# A limit as nb writes it ("64G" for a size) in plain units.
+bytes() {
+    local v=$1 m=1
+    case $v in *K) m=1024 ;; *M) m=$((1 << 20)) ;; *G) m=$((1 << 30)) ;; *T) m=$((1 << 40)) ;; esac
+    echo $(( ${v%[KMGT]} * m ))
+}
+
 help=$("$NB" -help) || { echo "nb -help failed"; exit 1; }
 # "  -name <placeholder>   text" for nb's options (not -mess's: below).
 opts=$(printf '%s\n' "$help" | sed -n '/^Memory:/q; s/^  -\([a-z_0-9]*\) <\([^>]*\)>.*/\1 \2/p')
@@ -24,8 +31,8 @@ while read -r name ph; do
         done
         # The range nb states for an overflowing value; check both ends.
         msg=$("$NB" -"$name" 99999999999999999999999 2>&1)
-        if [[ $msg =~ \(([0-9]+)\ to\ ([0-9]+)\) ]]; then
-            lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
+        if [[ $msg =~ \(([0-9]+[KMGT]?)\ to\ ([0-9]+[KMGT]?)\) ]]; then
+            lo=$(bytes "${BASH_REMATCH[1]}") hi=$(bytes "${BASH_REMATCH[2]}")
             extra=()
             [ "$name" = usr ] && extra=(-os 1)      # -usr 0 -os 0 counts nothing
             bad_accept -"$name" "$lo" "${extra[@]}" -asm nop -emit -

@@ -15,6 +15,7 @@ FAST=(-backend tsc -config /dev/null -n_measurements 3 -warm_up_count 1 -unroll_
 # valgrind, which needs more for itself), within 20 s
 limit=1048576
 [ -z "${NB_UNDER_VALGRIND:-}" ] || limit=unlimited
+grep -aq __asan_init "$NB" 2>/dev/null && limit=unlimited   # ASan's shadow needs terabytes
 ( ulimit -v $limit; exec timeout 20 "$NB" "${FAST[@]}" -batch /dev/zero ) > "$tmp/out" 2> "$tmp/err"
 rc=$?
 [ $rc -eq 1 ] || { cat "$tmp/err"; fail "-batch /dev/zero: exit status $rc, want 1"; }

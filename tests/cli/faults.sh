@@ -95,6 +95,7 @@ cases=(
 "jump into data|jmp rdi|raised SIGSEGV: it jumped to $H, which is not executable \(RDI's memory area\), from \+0x0 \(jmp rdi\)"
 "ud2|nop; ud2|raised SIGILL at \+0x1 \(ud2\).*: invalid instruction: ud2 raises #UD by design$"
 "int3|nop; int3|raised SIGTRAP at \+0x1 \(int3\).*: breakpoint: int3$"
+"int1 (last of a copy)|nop; int1|raised SIGTRAP at \+0x1 \(int1\) in -[a-z_]+(, copy 1 of [0-9]+)?: debug trap: int1 \(icebp\) raises #DB by design$"
 "division by zero|xor ecx, ecx; div rcx|raised SIGFPE at \+0x2 \(div rcx\).*: integer division by zero \(the divisor is 0\)$"
 "rdmsr|rdmsr|raised SIGSEGV at \+0x0 \(rdmsr\).*: privileged instruction: rdmsr runs in ring 0"
 "wrmsr|wrmsr|raised SIGSEGV at \+0x0 \(wrmsr\).*: privileged instruction: wrmsr runs in ring 0"

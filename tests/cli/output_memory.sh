@@ -11,6 +11,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 if [ -n "${NB_UNDER_VALGRIND:-}" ]; then echo "an address space limit is not valgrind's"; exit 77; fi
+# AddressSanitizer reserves terabytes of shadow address space at start
+if grep -aq __asan_init "$NB" 2>/dev/null; then echo "an address space limit is not ASan's"; exit 77; fi
 ( ulimit -v 65536; exec "$NB" -backend tsc -config all -n_measurements 20000 -warm_up_count 1 \
       -unroll_count 10 -asm nop -output json ) > "$tmp/out" 2> "$tmp/err"
 rc=$?
