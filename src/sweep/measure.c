@@ -15,8 +15,8 @@
  * than 5% (a busy sibling hyperthread) is taken again, up to three times
  * a value; kept anyway, it marks the value noisy.  Its
  * uncertainty is half the spread of the runs kept (the outer two dropped
- * from five), or the engine's own (engine_uncertainty) where that is
- * larger.
+ * from five), or the engine's stated half-width (engine_uncertainty) where
+ * that is larger.
  *
  * Latency of a pair: chains without a closer give it directly (cycles per
  * copy / instances per copy).  An exact closer's own latency (its self
@@ -232,14 +232,16 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The engine's uncertainty of one result, per copy: the standard error of
- * the per-copy differences of its sample pairs (sample i of the second run
- * was taken next to sample i of the first), estimated robustly (1.4826
- * median absolute deviations for the standard deviation), as the engine's
- * aggregate leaves a stray sample out too.  Where the engine states a
- * value's uncertainty itself, that is the one to take here. */
+/* The engine's uncertainty of one result, per copy: the half-width the
+ * engine states (bench_event_result.uncertainty).  Where it states none,
+ * the standard error of the per-copy differences of its sample pairs
+ * (sample i of the second run was taken next to sample i of the first),
+ * estimated robustly (1.4826 median absolute deviations for the standard
+ * deviation), as the engine's aggregate leaves a stray sample out too. */
 static double engine_uncertainty(const bench_result *r, const bench_event_result *e)
 {
+    if (isfinite(e->uncertainty))
+        return e->uncertainty;
     size_t n = e->n_samples;
     double d[64];
     if (n < 2 || n > 64 || !e->samples[0] || !e->samples[1] || !(r->normalization > 0))
