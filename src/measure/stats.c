@@ -3,12 +3,7 @@
 #include <string.h>
 
 #include "measure/stats.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "lib/sort.h"
 
 /* Not an nb_agg: the textbook median (mean of the two middle values) that
  * nb's own calibration uses through stats_median. */
@@ -49,19 +44,7 @@ double stats_aggregate(const double *v, size_t n, nb_agg agg)
     if (!s)
         return 0;
     memcpy(s, v, n * sizeof *s);
-    if (n <= 64) {
-        /* nb's samples and calibrations come 1-64 at a time, several times
-         * a run: insertion sort, without qsort's call per comparison */
-        for (size_t i = 1; i < n; i++) {
-            double x = s[i];
-            size_t j = i;
-            for (; j > 0 && s[j - 1] > x; j--)
-                s[j] = s[j - 1];
-            s[j] = x;
-        }
-    } else {
-        qsort(s, n, sizeof *s, cmp_double);
-    }
+    sort_doubles(s, n);
     double r = aggregate_sorted(s, n, agg);
     if (s != small)
         free(s);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "pmu/tsc_estimate.h"
+#include "lib/sort.h"
 
 bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample)
 {
@@ -33,27 +34,6 @@ bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample)
     l->sample[l->n] = sample;
     l->n++;
     return true;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void sort(double *v, size_t n)
-{
-    if (n > 48) {
-        qsort(v, n, sizeof *v, cmp_double);
-        return;
-    }
-    for (size_t i = 1; i < n; i++) {
-        double x = v[i];
-        size_t j = i;
-        for (; j > 0 && v[j - 1] > x; j--)
-            v[j] = v[j - 1];
-        v[j] = x;
-    }
 }
 
 /* The sums over the runs every judged counter reads at most max(4 steps,
@@ -98,7 +78,7 @@ void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_
             continue;
         for (size_t r = 0; r < l->n; r++)
             scratch[r] = l->v[r * l->n_ctr + c];
-        sort(scratch, l->n);
+        sort_doubles(scratch, l->n);
         low[c] = scratch[(l->n - 1) / 4];
     }
     f->limit = low[0] + fmax(4 * step, TSC_WINDOW * fabs(low[0]));
@@ -160,7 +140,7 @@ static double window_mean(const double *v, size_t n, double step, double rel, do
                           double *se)
 {
     memcpy(scratch, v, n * sizeof *v);
-    sort(scratch, n);
+    sort_doubles(scratch, n);
     double low = scratch[(n - 1) / 4], limit = low + fmax(4 * step, rel * fabs(low));
     double sum = 0, sq = 0;
     size_t k = 0;

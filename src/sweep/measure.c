@@ -36,6 +36,7 @@
 
 #include "asm/asm.h"
 #include "events/evdb.h"
+#include "lib/sort.h"
 #include "measure/session.h"
 #include "sys/status.h"
 
@@ -226,12 +227,6 @@ static const bench_event_result *cycles_event(const sw_meas *m, const bench_resu
     return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The engine's uncertainty of one result, per copy: the half-width the
  * engine states (bench_event_result.uncertainty).  Where it states none,
  * the standard error of the per-copy differences of its sample pairs
@@ -248,11 +243,11 @@ static double engine_uncertainty(const bench_result *r, const bench_event_result
         return 0;
     for (size_t i = 0; i < n; i++)
         d[i] = (e->samples[1][i] - e->samples[0][i]) / r->normalization;
-    qsort(d, n, sizeof d[0], cmp_double);
+    sort_doubles(d, n);
     double med = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
     for (size_t i = 0; i < n; i++)
         d[i] = fabs(d[i] - med);
-    qsort(d, n, sizeof d[0], cmp_double);
+    sort_doubles(d, n);
     double mad = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
     return 1.4826 * mad / sqrt((double)n);
 }
@@ -352,7 +347,7 @@ static int measure_value(sw_meas *m, const asm_code *code, const asm_code *init,
         n++;
         if (n < RUNS_FIRST)
             continue;
-        qsort(x, (size_t)n, sizeof x[0], cmp_double);
+        sort_doubles(x, (size_t)n);
         double lo = x[0], hi = x[n - 1];
         if (n >= 4) {   /* the outer two dropped */
             lo = x[1];
