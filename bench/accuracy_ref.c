@@ -25,8 +25,21 @@
  * smaller of the two ratios (a chain can only be slowed).  The half-width is three
  * standard errors of the difference of the two means.  Registers the code
  * may not use: R11, R13, R15 (R14 points into a zeroed 1 MiB area, as
- * nb's does).  Pins itself to CPU 0 unless REF_CPU is set. */
+ * nb's does).  Pins itself to CPU 0 unless REF_CPU is set.
+ *
+ * Built with -DREF_NB_PROGRAM and linked with nb's code generator
+ * (bench/accuracy does so by default), the two measured programs are nb's
+ * own, byte for byte (its generated code for a tsc group: two counters
+ * read with rdtsc), and only the timing, the clock and the statistics stay
+ * the reference's.  Throughput-bound code depends on the harness around
+ * it: the front end runs ahead into the copies while the first read
+ * serializes, so how far depends on that read's bytes (one NOP in basic
+ * mode read 0.14 cycles in the reference's own program and 0.24 in
+ * nb's).  That judges nb's measurement of its own program; the reference's
+ * own builder (REF_PROG=own) checks the generated code's shape instead. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +57,41 @@ typedef struct prog {
 
 static uint64_t g_slot[8];   /* 1-3: parked registers; 4-7: the reads */
 static uint8_t *g_area;
+
+#ifdef REF_NB_PROGRAM
+#include "harness/codegen.h"
+static codegen_prog g_nb[2];
+static uint8_t *g_nb_area[4];
+
+/* nb's program with `copies` copies and `loop`, its registers set as
+ * nb's measuring process sets them (every area 1 MiB, the middle). */
+static void build_nb(int r, const uint8_t *code, size_t len, const uint8_t *init,
+                     size_t init_len, long copies, long loop)
+{
+    for (int i = 0; i < 4; i++)
+        if (!g_nb_area[i])
+            g_nb_area[i] = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    static const codegen_read reads[2] = {{.kind = PMU_READ_RDTSC}, {.kind = PMU_READ_RDTSC}};
+    __builtin_cpu_init();
+    codegen_params p = {
+        .code = code, .code_len = len, .init = init_len ? init : NULL, .init_len = init_len,
+        .copies = (size_t)copies, .loop_count = loop, .no_mem = getenv("REF_NO_MEM") != NULL,
+        .bmi2 = __builtin_cpu_supports("bmi2"), .avx = __builtin_cpu_supports("avx"),
+        .avx512 = __builtin_cpu_supports("avx512f"), .reads = reads, .n_reads = 2,
+        .r14 = (uint64_t)(uintptr_t)(g_area + (1 << 19)),
+        .rdi = (uint64_t)(uintptr_t)(g_nb_area[0] + (1 << 19)),
+        .rsi = (uint64_t)(uintptr_t)(g_nb_area[1] + (1 << 19)),
+        .rbp = (uint64_t)(uintptr_t)(g_nb_area[2] + (1 << 19)),
+        .rsp = (uint64_t)(uintptr_t)(g_nb_area[3] + (1 << 19)),
+    };
+    nb_error err;
+    if (codegen_build(&p, &g_nb[r], &err)) {
+        fprintf(stderr, "accuracy_ref: nb's code generator: %s\n", err.message);
+        exit(2);
+    }
+}
+#endif
 
 static void put(prog *p, const void *b, size_t n)
 {
@@ -142,6 +190,18 @@ static double run(const prog *p)
     return (double)(g_slot[6] - g_slot[4]);
 }
 
+/* A call of measured program r. */
+static double run_measured(const prog *m, int r)
+{
+#ifdef REF_NB_PROGRAM
+    (void)m;
+    codegen_call(&g_nb[r]);
+    return (double)(g_nb[r].data->m2[0] - g_nb[r].data->m1[0]);
+#else
+    return run(&m[r]);
+#endif
+}
+
 static size_t unhex(const char *s, uint8_t **out)
 {
     size_t n = strlen(s) / 2;
@@ -211,8 +271,12 @@ int main(int argc, char **argv)
     double norm = atof(argv[7]), secs = argc > 8 ? atof(argv[8]) : 0.3;
 
     prog m[2], cal[2][2];
-    for (int r = 0; r < 2; r++)
+    for (int r = 0; r < 2; r++) {
         build(&m[r], code, len, init, init_len, copies[r], loops[r]);
+#ifdef REF_NB_PROGRAM
+        build_nb(r, code, len, init, init_len, copies[r], loops[r]);
+#endif
+    }
     static const uint8_t add[] = {0x48, 0x01, 0xC0}, imul[] = {0x48, 0x0F, 0xAF, 0xC0};
     build(&cal[0][0], add, sizeof add, NULL, 0, 100, 100);
     build(&cal[0][1], add, sizeof add, NULL, 0, 200, 100);
@@ -223,7 +287,7 @@ int main(int argc, char **argv)
     static double t[2][MAX_CALLS], ct[4][MAX_CALLS / 16 + 1];
     size_t n = 0, nc = 0;
     for (int w = 0; w < 10; w++)
-        run(&m[0]), run(&m[1]);
+        run_measured(m, 0), run_measured(m, 1);
     double t0 = now();
     while (n < MAX_CALLS && (n < 200 || now() - t0 < secs)) {
         for (int r = 0; r < 2; r++) {
@@ -231,7 +295,7 @@ int main(int argc, char **argv)
              * phase of the TSC's steps, so their mean resolves below one */
             for (volatile unsigned d = 0; d < (n * 7 + (size_t)r * 3) % 41; d++)
                 ;
-            t[r][n] = run(&m[r]);
+            t[r][n] = run_measured(m, r);
         }
         if (n % 16 == 0) {
             for (int k = 0; k < 4; k++)
