@@ -178,6 +178,19 @@ static void test_half_width_and_tolerance(void **state)
     assert_float_equal(u, 10.0 / 0.6, 1e-9);
 }
 
+/* The ADD chain ran slow beyond both chains' half-width and by more than
+ * half a percent: another thread shared the core's ALUs.  Within its
+ * half-width, or with the ADD chain as the clock (hw 0), it did not. */
+static void test_core_shared(void **state)
+{
+    (void)state;
+    assert_true(tsc_core_shared(0.03, 0.01));
+    assert_false(tsc_core_shared(0.03, 0.04));     /* within the chains' noise */
+    assert_false(tsc_core_shared(0.004, 0.001));   /* below half a percent */
+    assert_false(tsc_core_shared(0.0, 0.0));       /* the ADD chain was the clock */
+    assert_false(tsc_core_shared(0.05, 0.0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_log_full),
         cmocka_unit_test(test_chain_fit),
         cmocka_unit_test(test_half_width_and_tolerance),
+        cmocka_unit_test(test_core_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -181,3 +181,8 @@ double tsc_half_width(double diff, double unc, double agg_off, double ratio, dou
         return unc + agg_off;
     return (hypot(unc, diff * ratio_hw / ratio) + agg_off) / ratio;
 }
+
+bool tsc_core_shared(double slowdown, double hw)
+{
+    return hw > 0 && slowdown > hw && slowdown > TSC_SHARED;
+}

@@ -74,6 +74,13 @@ double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, 
 /* The tolerance a value of `v` per copy is held to: max(0.02, 1.5 %). */
 double tsc_tolerance(double v);
 
+/* Whether the clock saw another thread share the core: the 1-cycle ADD
+ * chain ran slower (`slowdown`, a fraction) than the clock used implies,
+ * beyond both chains' half-width (`hw`; 0 where the ADD chain was the
+ * clock, so nothing was compared) and by more than TSC_SHARED. */
+#define TSC_SHARED 0.005
+bool tsc_core_shared(double slowdown, double hw);
+
 /* The half-width of a printed difference: `unc` (ticks) of the estimate
  * `diff` and, for estimated cycles (ratio > 0: ticks per core cycle, with
  * half-width ratio_hw), the clock's share, independent, so in quadrature;
