@@ -105,15 +105,20 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
     e->uncertain = u > bench_tolerance(v) || impossible || shared;
     if (!text)
         return;
+    bool wide = u > bench_tolerance(v);
     if (impossible)
         nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
                 "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
+    else if (wide && shared)
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%), and measured "
+                "while another thread shared the core (1-cycle ALU chains ran %.1f%% slow; "
+                "measure again)", e->name, v, u, 100 * slowdown);
     else if (shared)
         nb_warn("%s: %.4f +/- %.4f per copy: measured while another thread shared the core "
                 "(1-cycle ALU chains ran %.1f%% slow): the value includes what it took from "
                 "the code, which comes and goes with it (measure again)", e->name, v, u,
                 100 * slowdown);
-    else if (e->uncertain)
+    else if (wide)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (the host "
                 "is busy, or the difference is too small for the clock: raise -unroll_count "
                 "or -loop_count)", e->name, v, u);
