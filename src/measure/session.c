@@ -92,33 +92,21 @@ static double raw_uncertainty(const bench_event_result *e, const worker_output *
 }
 
 /* Whether e is pinned down (see bench_event_result.uncertain); where not,
- * a warning on text output (JSON and CSV carry the flag).  `slowdown` > 0:
- * the clock's group saw the core shared (tsc_core_shared). */
+ * a warning on text output (JSON and CSV carry the flag). */
 static void judge_uncertainty(bench_event_result *e, double norm, double per_copy, bool works,
-                              double slowdown, bool text)
+                              bool text)
 {
     if (e->unavailable || !isfinite(e->uncertainty))
         return;
     double v = e->value * norm / per_copy, u = e->uncertainty * norm / per_copy;
     bool impossible = e->estimated && works && v + u < 0;
-    bool shared = slowdown > 0 && !e->exact;
-    e->uncertain = u > bench_tolerance(v) || impossible || shared;
+    e->uncertain = u > bench_tolerance(v) || impossible;
     if (!text)
         return;
-    bool wide = u > bench_tolerance(v);
     if (impossible)
         nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
                 "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
-    else if (wide && shared)
-        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%), and measured "
-                "while another thread shared the core (1-cycle ALU chains ran %.1f%% slow; "
-                "measure again)", e->name, v, u, 100 * slowdown);
-    else if (shared)
-        nb_warn("%s: %.4f +/- %.4f per copy: measured while another thread shared the core "
-                "(1-cycle ALU chains ran %.1f%% slow): the value includes what it took from "
-                "the code, which comes and goes with it (measure again)", e->name, v, u,
-                100 * slowdown);
-    else if (wide)
+    else if (e->uncertain)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (the host "
                 "is busy, or the difference is too small for the clock: raise -unroll_count "
                 "or -loop_count)", e->name, v, u);
@@ -160,9 +148,7 @@ static int add_results(const nb_options *o, const worker_output *ro, size_t grou
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;
         e->uncertainty = raw_uncertainty(e, ro, k) / norm;
-        double slowdown = ro->n_cal && tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw)
-                              ? ro->alu_slowdown : 0;
-        judge_uncertainty(e, norm, per_copy, works, slowdown, o->output == OUTPUT_TEXT);
+        judge_uncertainty(e, norm, per_copy, works, o->output == OUTPUT_TEXT);
         /* -range: the widest per-copy difference the samples allow (second
          * run's min minus first run's max, and the reverse), so the range
          * always contains the aggregate. */

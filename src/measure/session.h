@@ -60,12 +60,9 @@ typedef struct bench_event_result {
      * counter with one sample). */
     double uncertainty;
     /* The value is not pinned down: its uncertainty per copy is above
-     * max(0.02, 1.5 %) of it (bench_tolerance), it is impossible
+     * max(0.02, 1.5 %) of it (bench_tolerance), or it is impossible
      * (negative estimated cycles beyond its uncertainty on code that does
-     * work), or the clock saw another thread share the core while it was
-     * measured (tsc_core_shared: the value includes that thread's
-     * contention, which no uncertainty of this measurement bounds).  A
-     * warning says so; the value is printed as measured. */
+     * work).  A warning says so; the value is printed as measured. */
     bool uncertain;
     double min, max;         /* -range: from the per-run minima and maxima */
     double agg[2];           /* aggregate of the first and second run */
