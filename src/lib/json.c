@@ -427,8 +427,9 @@ static void write_str(jbuf *b, const char *s, char tail)
         if (c >= 0x80) {   /* UTF-8 passes through; any other byte is U+FFFD */
             size_t n = utf8_seq_len((const char *)p);
             if (n == 0) {
-                memcpy(o, "\xef\xbf\xbd", 3);
-                o += 3;
+                *o++ = '\xef';
+                *o++ = '\xbf';
+                *o++ = '\xbd';
                 continue;
             }
             memcpy(o, p, n);

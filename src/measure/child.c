@@ -592,30 +592,29 @@ static void child_run(double *samples)
         .rsp = (uintptr_t)(g_areas.rsp + AREA_SIZE / 2),
     };
     codegen_prog first, second, once = {0};
-    int rc;
     if (c->one_time_init_len && w->fresh) {
         codegen_params q = p;
         q.code = NULL; q.code_len = 0; q.copies = 0; q.loop_count = 0;
         q.init = c->one_time_init; q.init_len = c->one_time_init_len;
         q.late_init = NULL; q.late_init_len = 0;
         q.n_reads = 0; q.df = false; q.debug = false;
-        if ((rc = codegen_build(&q, &once, &err)))
+        if (codegen_build(&q, &once, &err))
             child_fail(&err);
     }
     p.copies = (size_t)w->copies[0];
     p.loop_count = w->loops[0];
-    if ((rc = codegen_build(&p, &first, &err)))
+    if (codegen_build(&p, &first, &err))
         child_fail(&err);
     p.copies = (size_t)w->copies[1];
     p.loop_count = w->loops[1];
-    if ((rc = codegen_build(&p, &second, &err)))
+    if (codegen_build(&p, &second, &err))
         child_fail(&err);
 
-    if (w->stepped && (rc = step_begin(grp.ctr, grp.n_ctr, &err)))
+    if (w->stepped && step_begin(grp.ctr, grp.n_ctr, &err))
         child_fail(&err);
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
-        if ((rc = cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, &err)))
+        if (cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, &err))
             child_fail(&err);
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
@@ -666,8 +665,8 @@ static void child_run(double *samples)
          * executions of it beyond the first's (see INNER_EXEC) */
         tsc_goal goal = {.execs = execs >= 1 ? execs : 1,
                          .budget_ticks = TSC_BUDGET_NS * g_cal.tsc_ghz, .agg = o->agg};
-        if ((rc = measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &goal,
-                          &to, &err)))
+        if (measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &goal,
+                   &to, &err))
             child_fail(&err);
     }
     if (kept && w->backend->verify)

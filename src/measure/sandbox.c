@@ -75,7 +75,7 @@ static void load(prog *p, size_t off) { put(p, BPF_LD | BPF_W | BPF_ABS, (uint32
 static void ret(prog *p, uint32_t v) { put(p, BPF_RET | BPF_K, v, NEXT, NEXT); }
 static void here(prog *p, int l) { p->label[l] = (int)p->n; }
 
-#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + (size_t)8 * (i))
 
 /* Turn the symbolic targets into offsets; false if one does not fit. */
 static bool resolve(prog *p)

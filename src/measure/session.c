@@ -561,7 +561,7 @@ int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c
             if (rc)
                 nb_error_set(err, rc, "out of memory");
             add_calibration(out, &ro, &cal_all, &n_cal_all);
-            if (ro.step_over)
+            if (ro.step_over && opened)   /* only stepped groups go over */
                 note_over_budget(&ro, opened->step_budget);
             else
                 out->emu_instructions += ro.retired, out->emu_traps += ro.steps;

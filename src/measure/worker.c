@@ -630,10 +630,10 @@ static int run_once(const worker_request *job, bool must_be_new, worker_output *
     int rc = verdict(job, stopped, halted, ended, st, err);
     if (rc == 0)
         rc = copy_results(job, n, out, err);
-    if (rc == 0 && job->p.debug && g_worker.pid)
-        worker_stop();   /* -debug: a process of its own per run, as gdb saw it */
-    else if (rc && g_worker.pid)
-        worker_stop();   /* what the code left in it is not trusted */
+    /* -debug: a process of its own per run, as gdb saw it; after an error,
+     * what the code left in the process is not trusted */
+    if (g_worker.pid && (rc || job->p.debug))
+        worker_stop();
     return rc;
 }
 

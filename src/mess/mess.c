@@ -264,13 +264,17 @@ static int alloc_point(mess_point *p, int read_pct, int pad, int reps)
     return NB_OK;
 }
 
+/* Frees what result_init allocated and leaves r without it, so a second
+ * call frees nothing. */
 static void free_result(mess_result *r)
 {
     free(r->unloaded.rep_bw);
+    r->unloaded.rep_bw = NULL;
     if (r->pts)
         for (int i = 0; i < r->nmix * r->npad; i++)
             free(r->pts[i].rep_bw);
     free(r->pts);
+    r->pts = NULL;
 }
 
 static int write_file(const char *prefix, const char *ext, const mess_result *r,
@@ -318,10 +322,8 @@ static int check_outputs(const char *prefix, nb_error *err)
         int e = 0;
         if (stat(path, &st) == 0)   /* there: a file nb may overwrite */
             e = S_ISDIR(st.st_mode) ? EISDIR : access(path, W_OK) != 0 ? errno : 0;
-        else if (errno != ENOENT)
-            e = errno;
-        else if (access(dlen ? dir : ".", W_OK | X_OK) != 0)   /* to be made */
-            e = errno;
+        else if (errno != ENOENT || access(dlen ? dir : ".", W_OK | X_OK) != 0)
+            e = errno;   /* stat's, or that of the folder the file is to be made in */
         if (e)
             return nb_error_at(err, NB_ESYSTEM, "-mess_out", 0, 0, "cannot write %s: %s", path,
                                strerror(e));

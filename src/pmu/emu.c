@@ -242,7 +242,7 @@ static int tsc_emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu
     size_t total = tsc.n_groups + emu.n_groups, k = 0;
     if (rc == 0 && total && !(out->groups = calloc(total, sizeof *out->groups)))
         rc = nb_error_set(err, NB_ENOMEM, "out of memory");
-    if (rc == 0) {
+    if (rc == 0 && out->groups) {
         size_t lead = tsc.n_groups && tsc_measures(cfg, &tsc.groups[0]) ? 1 : 0;
         for (size_t i = 0; i < lead; i++)
             out->groups[k++] = tsc.groups[i];
@@ -250,6 +250,8 @@ static int tsc_emu_plan(const pmu_config *cfg, const nb_event *ev, size_t n, pmu
             out->groups[k++] = emu.groups[j];
         for (size_t i = lead; i < tsc.n_groups; i++)
             out->groups[k++] = tsc.groups[i];
+    }
+    if (rc == 0) {
         out->n_groups = k;
         free(tsc.groups);
         free(emu.groups);

@@ -175,7 +175,7 @@ static void take_next(greg_t *r)
         uint64_t v = emu_value(g.counts, g.mask[i]);
         r[REG_RAX] = (greg_t)(v & 0xFFFFFFFF);
         r[REG_RDX] = (greg_t)(v >> 32);
-        r[REG_RIP] = (greg_t)(rip + g.pend.len);
+        r[REG_RIP] = (greg_t)rip + (greg_t)g.pend.len;
         retire(r, &g.pend, true, 0);
         g.have_pend = false;
         if ((uintptr_t)r[REG_RIP] >= g.p.hi)
@@ -270,7 +270,7 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
             find_counter((uint32_t)r[REG_RCX]) < g.n) {
             /* a warm-up's read, whose value is not used */
             r[REG_RAX] = r[REG_RDX] = 0;
-            r[REG_RIP] = (greg_t)(rip + in.len);
+            r[REG_RIP] = (greg_t)rip + (greg_t)in.len;
             return;
         }
     }

@@ -328,7 +328,7 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
         else
             for (size_t c = 0; c < w->n_ctr; c++)
                 tmp[c][r] = v[c];
-        for (size_t k = 0; calibrate && cp && r == 0 && k < cp->n; k++)
+        for (size_t k = 0; calibrate && cp && r == 0 && k < cp->n && k < CAL_CHAINS; k++)
             if (chain_runs(cp, k, i, n))
                 calibrate_once(w, k);
     }
@@ -487,7 +487,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             sample(&rs[1], i, n, false, pass == 0, &w);
             sample(&rs[0], i, n, pass == 0 || out->clock_matters, pass == 0, &w);
         }
-        if (w.status || !w.logged) {
+        if (w.status || !w.logged || n < 1) {   /* (n >= 1: the options see to it) */
             legacy_outcome(&w, out);
             break;
         }

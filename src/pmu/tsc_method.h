@@ -77,8 +77,9 @@ typedef struct cal_chain {
     double latency;
 } cal_chain;
 
+#define CAL_CHAINS 2
 typedef struct cal_progs {
-    cal_chain ch[2];     /* add rax, 1 (1 cycle); imul rax, rax (found) */
+    cal_chain ch[CAL_CHAINS];   /* add rax, 1 (1 cycle); imul rax, rax (found) */
     size_t n;
     tsc_run_fn run;
     double step;         /* the TSC's step: the smallest change it shows, ticks */
