@@ -445,7 +445,8 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o)
  * falls on both runs, whose difference is the result, and on the clock
  * ratio they are divided by, instead of on one run only.  Then, while an
  * estimated-cycles value is not within its tolerance, the goal's budget
- * lasts and the runs are fewer than TSC_MAX_GROWTH times the first pass's,
+ * lasts and the runs are fewer than TSC_MAX_GROWTH times the first pass's
+ * (or TSC_GROWTH_FLOOR),
  * further passes over the samples with the runs the estimate asks for,
  * calibrating again only where the clock's share of the uncertainty
  * matters. */
@@ -504,7 +505,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         size_t room = (rs[0].log.cap - have) / (size_t)n;
         double want = fmin(fmax(out->need - 1, 0.25), 4) * (double)have / (double)n;
         size_t more = want < (double)room ? (size_t)ceil(want) : room;
-        if (have + more * (size_t)n > TSC_MAX_GROWTH * first)
+        if (have + more * (size_t)n > TSC_MAX_GROWTH * first &&
+            have + more * (size_t)n > TSC_GROWTH_FLOOR)
             break;
         if (more == 0)
             break;

@@ -102,6 +102,11 @@ typedef struct cal_progs {
  * snippets with a noisy front end took 50 times the runs, a millisecond a
  * batch line, on a busy host). */
 #define TSC_MAX_GROWTH 16
+/* ...or this many runs, where that is more: a first pass of 20 runs of
+ * 100 copies of an ADD pair allowed 320, fewer than pinning 1.5 % down
+ * against 21-tick steps takes (~400-1,000), and a fresh process flagged
+ * half of such lines. */
+#define TSC_GROWTH_FLOOR 2000
 
 /* What a tsc measurement aims for: every estimated-cycles value per
  * execution of the code within tsc_tolerance(); after the first pass over
