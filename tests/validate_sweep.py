@@ -8,11 +8,9 @@ measured must have its latency equal to its largest measured pair.  With CSV
 (the same sweep with -output csv) the header must hold the issue's columns,
 every row as many fields as the header, and the forms must be the JSON's in
 the same order.  Prints a one-line summary; exit 1 with the first problem."""
-import csv
-import json
 import sys
 
-import jsonschema
+from schema_lines import csv_table, valid_lines
 
 COLUMNS = ["form", "example", "latency", "latency_bound", "latency_pairs", "throughput",
            "uops", "ports", "uncertainty", "status", "error", "isa_set", "category",
@@ -20,19 +18,8 @@ COLUMNS = ["form", "example", "latency", "latency_bound", "latency_pairs", "thro
 
 
 def main():
-    schema = json.load(open(sys.argv[1]))
-    jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(schema)
     forms, status = [], {}
-    for i, line in enumerate(open(sys.argv[2]), 1):
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            sys.exit(f"{sys.argv[2]}:{i}: not JSON: {e}")
-        errors = sorted(validator.iter_errors(rec), key=lambda e: list(e.path))
-        if errors:
-            e = errors[0]
-            sys.exit(f"{sys.argv[2]}:{i}: {'/'.join(map(str, e.path))}: {e.message}")
+    for i, rec in valid_lines(sys.argv[1], sys.argv[2]):
         lat = [p["latency"] for p in rec["latency_pairs"] if p["latency"] is not None]
         if lat and rec["latency"] != max(lat):
             sys.exit(f"{sys.argv[2]}:{i}: latency {rec['latency']} is not the largest pair {max(lat)}")
@@ -40,14 +27,9 @@ def main():
         status[rec["status"]] = status.get(rec["status"], 0) + 1
     summary = f"{len(forms)} rows valid ({status})"
     if len(sys.argv) > 3:
-        with open(sys.argv[3], newline="") as f:
-            rows = list(csv.reader(f))
-        header, body = rows[0], rows[1:]
+        header, body = csv_table(sys.argv[3])
         if header != COLUMNS:
             sys.exit(f"{sys.argv[3]}: header {header}, want {COLUMNS}")
-        for k, r in enumerate(body, 2):
-            if len(r) != len(header):
-                sys.exit(f"{sys.argv[3]}:{k}: {len(r)} fields, header has {len(header)}")
         if [r[0] for r in body] != forms:
             sys.exit(f"{sys.argv[3]}: not the JSON's forms")
         summary += f"; CSV: {len(body)} rows"

@@ -100,7 +100,7 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
         return;
     double v = e->value * norm / per_copy, u = e->uncertainty * norm / per_copy;
     bool impossible = e->estimated && works && v + u < 0;
-    e->uncertain = u > bench_tolerance(v) || impossible;
+    e->uncertain = u > tsc_tolerance(v) || impossible;
     if (!text)
         return;
     if (impossible)
@@ -158,11 +158,6 @@ static int add_results(const nb_options *o, const worker_output *ro, size_t grou
         e->max = fmax(lo, hi);
     }
     return 0;
-}
-
-double bench_tolerance(double per_copy)
-{
-    return tsc_tolerance(per_copy);
 }
 
 static bool group_reads_anything(const pmu_group *g)

@@ -60,7 +60,7 @@ typedef struct bench_event_result {
      * counter with one sample). */
     double uncertainty;
     /* The value is not pinned down: its uncertainty per copy is above
-     * max(0.02, 1.5 %) of it (bench_tolerance), or it is impossible
+     * max(0.02, 1.5 %) of it (tsc_tolerance), or it is impossible
      * (negative estimated cycles beyond its uncertainty on code that does
      * work).  A warning says so; the value is printed as measured. */
     bool uncertain;
@@ -139,9 +139,6 @@ int bench_dry_run(FILE *f, const nb_options *o, const nb_event *events, size_t n
 void bench_backend_line(const bench_result *r, char *buf, size_t buflen);
 
 void bench_result_free(bench_result *r);
-
-/* The tolerance nb holds a value to, per copy: max(0.02, 1.5 %) of it. */
-double bench_tolerance(double per_copy);
 
 /* The backend bench_run would use with these options (-cpu_info), or NULL;
  * the refusals of the backends tried before it are the message of *why. */

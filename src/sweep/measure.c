@@ -227,29 +227,12 @@ static const bench_event_result *cycles_event(const sw_meas *m, const bench_resu
     return NULL;
 }
 
-/* The engine's uncertainty of one result, per copy: the half-width the
- * engine states (bench_event_result.uncertainty).  Where it states none,
- * the standard error of the per-copy differences of its sample pairs
- * (sample i of the second run was taken next to sample i of the first),
- * estimated robustly (1.4826 median absolute deviations for the standard
- * deviation), as the engine's aggregate leaves a stray sample out too. */
-static double engine_uncertainty(const bench_result *r, const bench_event_result *e)
+/* The engine's uncertainty of one result, per copy: the half-width it
+ * states (bench_event_result.uncertainty; 0 where it states none: a single
+ * sample). */
+static double engine_uncertainty(const bench_event_result *e)
 {
-    if (isfinite(e->uncertainty))
-        return e->uncertainty;
-    size_t n = e->n_samples;
-    double d[64];
-    if (n < 2 || n > 64 || !e->samples[0] || !e->samples[1] || !(r->normalization > 0))
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        d[i] = (e->samples[1][i] - e->samples[0][i]) / r->normalization;
-    sort_doubles(d, n);
-    double med = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
-    for (size_t i = 0; i < n; i++)
-        d[i] = fabs(d[i] - med);
-    sort_doubles(d, n);
-    double mad = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
-    return 1.4826 * mad / sqrt((double)n);
+    return isfinite(e->uncertainty) ? e->uncertainty : 0;
 }
 
 /* What else a throughput run counted, per copy: uops, and by port. */
@@ -310,7 +293,7 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
     }
     const bench_event_result *e = cycles_event(m, &res);
     *cycles = e ? e->value : NAN;
-    *unc = e ? engine_uncertainty(&res, e) : 0;
+    *unc = e ? engine_uncertainty(e) : 0;
     *alu = res.cal.alu_slowdown;
     bench_result_free(&res);
     if (isnan(*cycles))
