@@ -166,6 +166,35 @@ static void test_chain_fit(void **state)
     assert_true(isinf(none));
 }
 
+/* A core that ran its first stretch at 3/4 of the frequency of the rest
+ * (0.8 ticks a cycle, then 0.6): the clock moved by 0.2 less the
+ * half-widths; a steady clock with rounding and interrupts did not move. */
+static void test_clock_drift(void **state)
+{
+    (void)state;
+    double a[24], b[24];
+    for (int i = 0; i < 24; i++) {
+        double ratio = i < 6 ? 0.8 : 0.6;
+        a[i] = rounded(400) + (i == 13 ? 3000 : 0);
+        b[i] = rounded(400 + ratio * 11400) + (i == 20 ? 4000 : 0);
+    }
+    double d = tsc_clock_drift(a, b, 24, 11400, STEP, scratch);
+    assert_true(d > 0.19 && d <= 0.2);
+    for (int i = 0; i < 6; i++)
+        b[i] = rounded(400 + 0.6 * 11400);
+    assert_float_equal(tsc_clock_drift(a, b, 24, 11400, STEP, scratch), 0, 0);
+    /* a move of 0.3 %, smaller than TSC_DRIFT_MIN, is not one */
+    for (int i = 0; i < 12; i++)
+        b[i] = 400 + 0.6018 * 11400;
+    for (int i = 12; i < 24; i++)
+        b[i] = 400 + 0.6 * 11400;
+    for (int i = 0; i < 24; i++)
+        a[i] = 400;
+    assert_float_equal(tsc_clock_drift(a, b, 24, 11400, 1, scratch), 0, 0);
+    /* too few runs to cut in two */
+    assert_float_equal(tsc_clock_drift(a, b, 5, 11400, STEP, scratch), 0, 0);
+}
+
 static void test_half_width_and_tolerance(void **state)
 {
     (void)state;
@@ -201,6 +230,7 @@ int main(void)
         cmocka_unit_test(test_window_ambiguity),
         cmocka_unit_test(test_log_full),
         cmocka_unit_test(test_chain_fit),
+        cmocka_unit_test(test_clock_drift),
         cmocka_unit_test(test_half_width_and_tolerance),
         cmocka_unit_test(test_core_shared),
     };

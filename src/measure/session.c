@@ -207,6 +207,8 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.tsc_ghz = ro->tsc_ghz;
         r->cal.alu_slowdown = ro->alu_slowdown;
         r->cal.alu_slowdown_hw = ro->alu_slowdown_hw;
+        r->cal.clock_moved = ro->clock_moved;
+        r->cal.restarts = ro->restarts;
         for (int i = 0; i < 2; i++) {
             r->cal.runs[i] = ro->runs[i];
             r->cal.kept[i] = ro->kept[i];
@@ -214,6 +216,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.passes = ro->passes;
     }
     r->cal.n_cal = *n_all;
+    r->cal.calibrations += ro->cal_runs > ro->n_cal ? ro->cal_runs : ro->n_cal;
     r->cal.ticks_per_cycle = *n_all == ro->n_cal ? ro->cal_run[0] : stats_median(v, *n_all);
     r->cal.ticks_per_cycle_min = stats_min(v, *n_all);
     r->cal.ticks_per_cycle_max = stats_max(v, *n_all);
@@ -641,12 +644,19 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
                          strcmp(smt, "1") == 0
                      ? "the other hyperthread of this core is busy"
                      : "SMT is off here: the core is shared from outside, e.g. by a VM's host");
+    /* the clock moved beyond its noise even after starting over: its
+     * half-width covers the move, and says so */
+    char moved[128] = "";
+    if (k->clock_moved > 0)
+        snprintf(moved, sizeof moved, "; the core's clock moved %.1f%% while measured%s",
+                 100 * k->clock_moved, k->restarts ? ", after starting over" : "");
     char hw[48] = "";
     if (isfinite(k->ticks_per_cycle_hw))
         snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f%s ticks/core cycle "
-             "from %zu calibrations, core ~%.2f GHz%s%s)",
-             r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->n_cal, k->core_ghz, busy, stepped);
+             "from %zu calibrations, core ~%.2f GHz%s%s%s)",
+             r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->calibrations, k->core_ghz, moved, busy,
+             stepped);
 }
 
 void bench_result_free(bench_result *r)

@@ -76,7 +76,8 @@ typedef struct bench_calibration {
     double ticks_per_cycle_hw;       /* its half-width (as bench_event_result's) */
     double ticks_per_cycle_run[2];   /* used for the first and second run */
     double ticks_per_cycle_min, ticks_per_cycle_max;
-    size_t n_cal;                    /* calibration measurements taken */
+    size_t n_cal;                    /* calibration values kept (0: not tsc) */
+    size_t calibrations;             /* calibration runs of the clock, all groups */
     double tsc_ghz;                  /* TSC frequency, measured against the clock */
     double core_ghz;                 /* = tsc_ghz / ticks_per_cycle */
     /* How much slower a dependent chain of 1-cycle ADDs ran than the clock
@@ -86,6 +87,11 @@ typedef struct bench_calibration {
     double alu_slowdown;
     double alu_slowdown_hw;          /* its half-width; 0: not known (the ADD
                                         chain is the clock) */
+    /* How far the core's clock moved while it was measured, beyond its
+     * noise (a fraction, 0: it did not; part of ticks_per_cycle_hw), and
+     * how often the measurement started over for it. */
+    double clock_moved;
+    size_t restarts;
     /* The tsc method's work for the clock's group: runs of each program
      * made and kept as undisturbed, passes over the samples (0: none). */
     size_t runs[2], kept[2], passes;

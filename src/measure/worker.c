@@ -266,7 +266,8 @@ static void worker_post(const worker_request *job, bool prepare_only)
     h->need_fresh = 0;
     nb_error_clear(&h->err);
     h->debug_text[0] = 0;
-    h->n_cal = 0;
+    h->n_cal = h->cal_runs = h->restarts = 0;
+    h->clock_moved = 0;
     h->has_unc = false;
     memset(h->overflow, 0, sizeof h->overflow);
     memset(h->lost, 0, sizeof h->lost);
@@ -394,12 +395,13 @@ static const char *result_damage(const worker_request *job, long n)
         if (s->lost[k] > PMU_LOST_MULTIPLEXED)
             return "lost flags";
     }
-    if (s->n_cal > 2 * (size_t)n)
+    if (s->n_cal > 2 * (size_t)n || (s->n_cal && s->cal_runs < s->n_cal))
         return "calibration count";
     if (!bool_at(offsetof(shared_hdr, step_over)))
         return "step count";
     if (!finite_ge0(s->cal_run[0]) || !finite_ge0(s->cal_run[1]) || !finite_ge0(s->tsc_ghz) ||
-        !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency))
+        !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency) ||
+        !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS)
         return "calibration";
     return NULL;
 }
@@ -507,6 +509,9 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->passes = s->passes;
     out->tsc_ghz = s->tsc_ghz;
     out->alu_slowdown = s->alu_slowdown;
+    out->clock_moved = s->clock_moved;
+    out->cal_runs = s->cal_runs;
+    out->restarts = s->restarts;
     out->steps = s->steps;
     out->retired = s->retired;
     out->step_over = s->step_over;

@@ -95,10 +95,14 @@ typedef struct worker_output {
     double cal_hw;               /* its half-width */
     double *cal;                 /* every calibration value */
     size_t n_cal;
+    size_t cal_runs;             /* the clock's runs (n_cal holds the first) */
     double tsc_ghz;
     double alu_slowdown;         /* how much slower the 1-cycle ADD chain ran
                                     than the clock (sibling hyperthread) */
     double alu_slowdown_hw;      /* its half-width (0: the clock is the ADD chain) */
+    double clock_moved;          /* how far the clock moved while measured
+                                    (a fraction; in cal_hw) */
+    size_t restarts;             /* measurements started over for it */
     /* The tsc method's estimate (has_unc): per counter, second minus first
      * program (the means of their undisturbed runs) and its half-width, in
      * the counter's unit, before normalization; runs made and kept, passes. */

@@ -87,7 +87,10 @@ typedef struct shared_hdr {
     double cal_run[2];
     double cal_hw;           /* the clock's half-width (tsc) */
     size_t n_cal;            /* ratios after the samples in the mapping */
+    size_t cal_runs;         /* runs of the clock's chain that made it */
     double alu_slowdown, alu_slowdown_hw;
+    double clock_moved;      /* tsc_outcome.drift over the clock */
+    size_t restarts;
     /* the tsc method's estimate (has_unc): per counter, second minus first
      * program and its half-width, in the counter's unit (estimated cycles
      * for tsc_cycles counters), before normalization */

@@ -170,6 +170,24 @@ double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, 
     return (mb - ma) / cycles;
 }
 
+double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles, double step,
+                       double *scratch)
+{
+    double hw, r = tsc_chain_fit(a, b, n, cycles, step, scratch, &hw);
+    size_t k = n / TSC_DRIFT_CAL;
+    if (k > TSC_DRIFT_CHUNKS)
+        k = TSC_DRIFT_CHUNKS;
+    if (k < 2 || !(r > 0) || !isfinite(hw))
+        return 0;
+    double drift = 0;
+    for (size_t j = 0; j < k; j++) {
+        size_t lo = j * n / k, hi = (j + 1) * n / k;
+        double hw_j, r_j = tsc_chain_fit(a + lo, b + lo, hi - lo, cycles, step, scratch, &hw_j);
+        drift = fmax(drift, fabs(r_j - r) - hw_j - hw);
+    }
+    return drift > TSC_DRIFT_MIN * r ? drift : 0;
+}
+
 double tsc_tolerance(double v)
 {
     return fmax(0.02, 0.015 * fabs(v));

@@ -71,6 +71,20 @@ size_t tsc_fit_samples(const tsc_log *l, const tsc_fit *f, size_t n, double *out
 double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, double step,
                      double *scratch, double *half_width);
 
+/* How far a chain's clock moved while it was measured (ticks per core
+ * cycle): its runs, a and b in the order they ran, cut into up to
+ * TSC_DRIFT_CHUNKS stretches of at least TSC_DRIFT_CAL runs; the largest
+ * distance of a stretch's clock from the whole's beyond both half-widths,
+ * 0 where that is less than TSC_DRIFT_MIN of the clock or there are too
+ * few runs to cut.  (The core's frequency is not the TSC's: a core that
+ * ramps up after idling, seen in a batch, runs the first stretch slow.)
+ * `scratch` holds n doubles. */
+#define TSC_DRIFT_CHUNKS 8
+#define TSC_DRIFT_CAL 3
+#define TSC_DRIFT_MIN 0.005
+double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles, double step,
+                       double *scratch);
+
 /* The tolerance a value of `v` per copy is held to: max(0.02, 1.5 %). */
 double tsc_tolerance(double v);
 

@@ -363,8 +363,13 @@ static void clock_fit(const tsc_work *w, tsc_outcome *o)
                              cp->step, scratch, &hw[k]);
     }
     size_t best = cp->n > 1 && v[1] > 0 && (!(v[0] > 0) || v[1] < v[0]) ? 1 : 0;
+    const cal_chain *ch = &cp->ch[best];
+    /* a clock that moved while it was measured is known no better than by
+     * how far: the runs kept may be from any stretch of it */
+    o->drift = tsc_clock_drift(w->cal_a[best], w->cal_b[best], w->n_cal[best],
+                               ch->ops * ch->latency, cp->step, scratch);
     o->ratio = v[best];
-    o->ratio_hw = hw[best];
+    o->ratio_hw = hw[best] + o->drift;
     o->chain = best;
     o->n_add = w->n_cal[0];
     o->add_ratio = v[0];
@@ -389,7 +394,6 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
     clock_fit(w, o);
     bool pinned = true;
     double need = 1;
-    o->clock_matters = false;
     for (size_t c = 0; c < w->n_ctr; c++) {
         size_t n = rs[0].n;
         o->diff[c] = f[1].mean[c] - f[0].mean[c];
@@ -409,8 +413,6 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
                    g->execs;
         double tol = tsc_tolerance(v);
         pinned &= u <= tol;
-        o->clock_matters |= fabs(o->diff[c]) * o->ratio_hw / o->ratio / o->ratio / g->execs >
-                            0.3 * tol;
         /* more runs do not settle which runs were disturbed, once there
          * are enough to show the spread (a few slowed runs among 20 can
          * make the window look decisive by chance) */
@@ -448,8 +450,13 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o)
  * lasts and the runs are fewer than TSC_MAX_GROWTH times the first pass's
  * (or TSC_GROWTH_FLOOR),
  * further passes over the samples with the runs the estimate asks for,
- * calibrating again only where the clock's share of the uncertainty
- * matters. */
+ * each calibrating beside its samples as the first does: the clock is then
+ * measured over the same stretch of time as the runs (it was measured in
+ * the first pass only, and a batch line whose core ramped up after the
+ * first millisecond read an ADD pair at 1.5 cycles).  Where the clock
+ * moved all the same (tsc_clock_drift), the measurement starts over, at
+ * most TSC_RESTARTS times within the budget; what moved then widens the
+ * clock's half-width. */
 int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
             const pmu_counter *ctr, bool *ovf, const tsc_goal *goal, tsc_outcome *out,
             nb_error *err)
@@ -486,7 +493,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     for (int pass = 0; w.status == 0; pass++) {
         for (long i = 0; i < n && w.status == 0; i++) {
             sample(&rs[1], i, n, false, pass == 0, &w);
-            sample(&rs[0], i, n, pass == 0 || out->clock_matters, pass == 0, &w);
+            sample(&rs[0], i, n, true, pass == 0, &w);
         }
         if (w.status || !w.logged || n < 1) {   /* (n >= 1: the options see to it) */
             legacy_outcome(&w, out);
@@ -496,8 +503,18 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         if (pass == 0)
             first = rs[0].log.n > rs[1].log.n ? rs[0].log.n : rs[1].log.n;
         out->logged = true;
-        if (estimate(rs, &w, goal, out) || !isfinite(out->need) ||
-            (double)(clock_tsc() - t0) > goal->budget_ticks)
+        bool pinned = estimate(rs, &w, goal, out);
+        bool in_budget = (double)(clock_tsc() - t0) <= goal->budget_ticks;
+        if (out->drift > 0 && in_budget && out->restarts < TSC_RESTARTS) {
+            /* the clock moved: start over rather than mix runs and a clock
+             * from different stretches */
+            out->restarts++;
+            rs[0].log.n = rs[1].log.n = 0;
+            w.n_cal[0] = w.n_cal[1] = 0;
+            pass = -1;
+            continue;
+        }
+        if (pinned || !isfinite(out->need) || !in_budget)
             break;
         /* the runs the estimate says are needed (a quarter more at least,
          * at most 4 times as many again), as far as the logs hold them */
@@ -514,6 +531,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     }
     if (w.status)
         return w.status;
+    out->cal_runs = w.n_cal[out->chain];
     out->n_cal = w.n_cal[out->chain] < 2 * (size_t)n ? w.n_cal[out->chain] : 2 * (size_t)n;
     out->n_add = w.n_cal[0] < 2 * (size_t)n ? w.n_cal[0] : 2 * (size_t)n;
     memcpy(rs[0].ratio, w.cal[out->chain], out->n_cal * sizeof *rs[0].ratio);
@@ -522,7 +540,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         /* every calibration interrupted (hardly possible): one full point */
         out->ratio = out->add_ratio = rs[0].ratio[0] = rs[0].add_ratio[0] = cal_point_n(cp, CAL_REPS);
         out->ratio_hw = INFINITY;
-        out->n_cal = out->n_add = 1;
+        out->n_cal = out->n_add = out->cal_runs = 1;
     }
     return 0;
 }

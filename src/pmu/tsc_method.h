@@ -93,6 +93,9 @@ typedef struct cal_progs {
 #define TSC_CAL_MAX 4096
 /* How long measuring again may take, after the first pass (tsc_goal). */
 #define TSC_BUDGET_NS 200e6
+/* Times a measurement starts over where the clock moved while it ran
+ * (tsc_clock_drift), within the budget. */
+#define TSC_RESTARTS 2
 /* Runs of a program after which a window that still decides the estimate
  * (tsc_fit.ambiguity) beyond the tolerance stops measuring again. */
 #define TSC_AMBIGUOUS_RUNS 200
@@ -124,6 +127,7 @@ typedef struct tsc_outcome {
     size_t chain;                    /* the chain it came from (0 ADD, 1 IMUL) */
     size_t n_cal, n_add;             /* its readings (in rs[0].ratio), the ADD chain's
                                         (in rs[0].add_ratio) */
+    size_t cal_runs;                 /* its runs over all passes */
     double add_ratio, add_ratio_hw;  /* the ADD chain's median, half-width */
     /* Per counter: second minus first program, from the means of their kept
      * runs (ticks), its half-width (TSC_Z standard errors), and how far the
@@ -132,8 +136,9 @@ typedef struct tsc_outcome {
     size_t runs[2], kept[2];         /* runs made and kept per program */
     size_t passes;
     double need;                     /* runs needed over runs made (estimate) */
-    bool clock_matters;              /* the clock's share of an uncertainty is
-                                        a third of its tolerance or more */
+    double drift;                    /* how far the clock moved (tsc_clock_drift),
+                                        included in ratio_hw */
+    size_t restarts;                 /* measurements started over for it */
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
 } tsc_outcome;
 

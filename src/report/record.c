@@ -205,12 +205,14 @@ static jv *backend_json(const bench_result *r)
     jv_set(cal, "ticks_per_cycle_runs", num_array(k->ticks_per_cycle_run, 2));
     jv_set(cal, "ticks_per_cycle_min", jv_num(k->ticks_per_cycle_min));
     jv_set(cal, "ticks_per_cycle_max", jv_num(k->ticks_per_cycle_max));
-    jv_set(cal, "calibrations", jv_int((long long)k->n_cal));
+    jv_set(cal, "calibrations", jv_int((long long)k->calibrations));
     jv_set(cal, "tsc_ghz", jv_num(k->tsc_ghz));
     jv_set(cal, "core_ghz", jv_num(k->core_ghz));
     jv_set(cal, "alu_slowdown", jv_num(k->alu_slowdown));
     jv_set(cal, "alu_slowdown_uncertainty",
            isfinite(k->alu_slowdown_hw) ? jv_num(k->alu_slowdown_hw) : jv_null());
+    jv_set(cal, "clock_moved", jv_num(k->clock_moved));
+    jv_set(cal, "restarts", jv_int((long long)k->restarts));
     jv *runs = jv_set(cal, "runs", jv_arr()), *kept = jv_set(cal, "runs_kept", jv_arr());
     for (int i = 0; i < 2; i++) {
         jv_push(runs, jv_int((long long)k->runs[i]));

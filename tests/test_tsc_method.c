@@ -1,0 +1,168 @@
+/* The tsc method (pmu/tsc_method.c) end to end on a simulated core: the
+ * programs are not executed; the run hook spins the real TSC for as many
+ * ticks as the program's cycles take at the simulated core's clock and
+ * leaves those readings where the generated code would.  So the
+ * calibration, the dithering, the passes and the estimate run as they do in
+ * the measuring process, against a clock the test controls: one that moves
+ * after the first pass (a core that ramps up, as after idling between batch
+ * lines) must not make an ADD pair read 1.5 cycles. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#include <cmocka.h>
+
+#include "pmu/tsc_method.h"
+
+#define COPIES_A 100
+#define COPIES_B 200
+#define CYCLES_PER_COPY 2.0
+#define HARNESS_CYCLES 150.0
+
+static cal_progs g_cp;
+static codegen_data g_data[2];
+static codegen_prog g_prog[2] = {{.data = &g_data[0]}, {.data = &g_data[1]}};
+static unsigned g_cal_calls;        /* calibration programs run so far */
+static unsigned g_switch_after;     /* ...after which the clock is g_ratio[1] */
+static unsigned g_period;           /* or, if not 0, it takes turns this often */
+static double g_ratio[2];           /* ticks per core cycle before, after */
+
+static double prog_cycles(const codegen_prog *p)
+{
+    if (p == &g_prog[0])
+        return HARNESS_CYCLES + COPIES_A * CYCLES_PER_COPY;
+    if (p == &g_prog[1])
+        return HARNESS_CYCLES + COPIES_B * CYCLES_PER_COPY;
+    for (size_t k = 0; k < g_cp.n; k++) {
+        const cal_chain *c = &g_cp.ch[k];
+        double per_loop = CAL_BODY * c->latency;
+        if (p == &c->a)
+            return HARNESS_CYCLES + CAL_LOOP_A * per_loop;
+        if (p == &c->b)
+            return HARNESS_CYCLES + CAL_LOOP_B * per_loop;
+    }
+    fail_msg("a program the test does not know");
+    return 0;
+}
+
+/* The run hook: the program takes its cycles at the current clock from a
+ * start somewhere within a step of the TSC (the tsc method's dither spreads
+ * the starts over a step; here a golden-ratio sequence does), and is read
+ * at the TSC's steps; the real TSC is spun for as long, since the method
+ * checks a reading against the time the call took. */
+static void fake_run(const codegen_prog *p, bool calibration)
+{
+    (void)calibration;
+    static unsigned k;
+    bool is_cal = p != &g_prog[0] && p != &g_prog[1];
+    double ratio = g_ratio[g_period ? g_cal_calls / g_period % 2 : g_cal_calls >= g_switch_after];
+    g_cal_calls += is_cal;
+    double step = g_cp.step, phase = fmod(++k * 0.6180339887498949, 1.0) * step;
+    uint64_t t0 = __rdtsc();
+    uint64_t t1 = t0 + (uint64_t)(floor((phase + prog_cycles(p) * ratio) / step) * step);
+    while (__rdtsc() < t1)
+        ;
+    p->data->m1[0] = t0;
+    p->data->m2[0] = t1;
+}
+
+/* One measurement as the measuring process makes it (child.c), of a
+ * 2-cycle chain in programs of 100 and 200 copies: the value per copy, and
+ * the outcome. */
+static double measure_pair(long n, tsc_outcome *o)
+{
+    static double samples[2][CODEGEN_MAX_CTR * 64], ratio[128], add_ratio[128];
+    pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
+                       .tsc_cycles = true};
+    bool ovf = false;
+    double execs = COPIES_B - COPIES_A;
+    run_state rs[2] = {
+        {.p = &g_prog[0], .run = fake_run, .samples = samples[0], .ratio = ratio,
+         .add_ratio = add_ratio, .enough = INNER_EXEC / execs},
+        {.p = &g_prog[1], .run = fake_run, .samples = samples[1], .enough = INNER_EXEC / execs},
+    };
+    tsc_goal goal = {.execs = execs, .budget_ticks = 50e6 * 2.0, .agg = 0};
+    nb_error err = {0};
+    assert_int_equal(measure(rs, 1, n, &g_cp, 1, &ctr, &ovf, &goal, o, &err), 0);
+    assert_true(o->logged && o->ratio > 0);
+    return o->diff[0] / o->ratio / execs;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    nb_error err = {0};
+    /* the IMUL chain's latency given (3), so that nothing is searched */
+    if (cal_build(&g_cp, fake_run, 3.0, &err))
+        return -1;
+    cal_dither_setup(&g_cp);
+    return 0;
+}
+
+static void start(double before, double after, unsigned switch_after, unsigned period)
+{
+    g_ratio[0] = before;
+    g_ratio[1] = after;
+    g_cal_calls = 0;
+    g_switch_after = switch_after;
+    g_period = period;
+}
+
+/* A steady clock: the value, the clock, nothing moved or started over. */
+static void test_steady_clock(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    double v = measure_pair(10, &o);
+    assert_true(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY));
+    assert_true(fabs(o.ratio - 0.6) < 0.006);
+    assert_float_equal(o.drift, 0, 0);
+    assert_int_equal(o.restarts, 0);
+}
+
+/* The core at 3/4 of its later clock for the first pass (3 samples: both
+ * chains beside each, 12 calibration programs), then at full speed: the
+ * clock is measured beside every pass, so the pair reads 2 (it read 1.5
+ * when only the first pass calibrated), and the measurement started over. */
+static void test_clock_moves_after_first_pass(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.8, 0.6, 12, 0);
+    double v = measure_pair(3, &o);
+    assert_true(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY));
+    assert_true(fabs(o.ratio - 0.6) < 0.006);
+    assert_true(o.restarts >= 1);
+}
+
+/* A clock that keeps moving by 10 % (a turn every 20 calibration
+ * programs): starting over does not help, and the half-width stated covers
+ * what the value is off by (the clock's move is part of it). */
+static void test_clock_keeps_moving(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.66, 0, 20);
+    double v = measure_pair(10, &o);
+    assert_true(o.drift > 0);
+    assert_int_equal(o.restarts, TSC_RESTARTS);
+    double u = tsc_half_width(o.diff[0], o.unc[0], o.agg_off[0], o.ratio, o.ratio_hw) /
+               (COPIES_B - COPIES_A);
+    assert_true(fabs(v - CYCLES_PER_COPY) <= u);
+    assert_true(u > tsc_tolerance(CYCLES_PER_COPY));   /* so the value is flagged */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_steady_clock),
+        cmocka_unit_test(test_clock_moves_after_first_pass),
+        cmocka_unit_test(test_clock_keeps_moving),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
