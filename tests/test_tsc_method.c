@@ -5,7 +5,10 @@
  * calibration, the dithering, the passes and the estimate run as they do in
  * the measuring process, against a clock the test controls: one that moves
  * after the first pass (a core that ramps up, as after idling between batch
- * lines) must not make an ADD pair read 1.5 cycles. */
+ * lines) must not make an ADD pair read 1.5 cycles.  The programs are
+ * mapped as nb maps them (never run), so that measure/place.c can build
+ * them again elsewhere: a second program that runs slower at the address
+ * it first got is measured again at another. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "measure/place.h"
 #include "pmu/tsc_method.h"
 
 #define COPIES_A 100
@@ -24,8 +28,11 @@
 #define HARNESS_CYCLES 150.0
 
 static cal_progs g_cp;
-static codegen_data g_data[2];
-static codegen_prog g_prog[2] = {{.data = &g_data[0]}, {.data = &g_data[1]}};
+static codegen_params g_params;
+static codegen_prog g_prog[2];
+static const uint8_t *g_slow_at;    /* the second program runs slow here */
+static double g_slow_by;            /* ... by this many cycles a copy */
+static double g_superlinear;        /* cycles a copy more in the second anywhere */
 static unsigned g_cal_calls;        /* calibration programs run so far */
 static unsigned g_switch_after;     /* ...after which the clock is g_ratio[1] */
 static unsigned g_period;           /* or, if not 0, it takes turns this often */
@@ -36,7 +43,8 @@ static double prog_cycles(const codegen_prog *p)
     if (p == &g_prog[0])
         return HARNESS_CYCLES + COPIES_A * CYCLES_PER_COPY;
     if (p == &g_prog[1])
-        return HARNESS_CYCLES + COPIES_B * CYCLES_PER_COPY;
+        return HARNESS_CYCLES + COPIES_B * CYCLES_PER_COPY + COPIES_B * g_superlinear +
+               (p->base == g_slow_at ? COPIES_B * g_slow_by : 0);
     for (size_t k = 0; k < g_cp.n; k++) {
         const cal_chain *c = &g_cp.ch[k];
         double per_loop = CAL_BODY * c->latency;
@@ -73,22 +81,33 @@ static void fake_run(const codegen_prog *p, bool calibration)
 /* One measurement as the measuring process makes it (child.c), of a
  * 2-cycle chain in programs of 100 and 200 copies: the value per copy, and
  * the outcome. */
-static double measure_pair(long n, tsc_outcome *o)
+static double measure_pair(long n, tsc_outcome *o, place_outcome *po)
 {
-    static double samples[2][CODEGEN_MAX_CTR * 64], ratio[128], add_ratio[128];
+    enum { PER_RUN = CODEGEN_MAX_CTR * 64 };   /* n <= 64 */
+    /* as the measuring process lays them out: both programs' samples, then
+     * the clock's readings, the ADD chain's */
+    static double block[2 * PER_RUN + 4 * 64];
     pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
                        .tsc_cycles = true};
     bool ovf = false;
     double execs = COPIES_B - COPIES_A;
     run_state rs[2] = {
-        {.p = &g_prog[0], .run = fake_run, .samples = samples[0], .ratio = ratio,
-         .add_ratio = add_ratio, .enough = INNER_EXEC / execs},
-        {.p = &g_prog[1], .run = fake_run, .samples = samples[1], .enough = INNER_EXEC / execs},
+        {.p = &g_prog[0], .run = fake_run, .samples = block, .ratio = block + 2 * PER_RUN,
+         .add_ratio = block + 2 * PER_RUN + 128, .enough = INNER_EXEC / execs},
+        {.p = &g_prog[1], .run = fake_run, .samples = block + PER_RUN,
+         .enough = INNER_EXEC / execs},
     };
     tsc_goal goal = {.execs = execs, .budget_ticks = 50e6 * 2.0, .agg = 0};
     nb_error err = {0};
     assert_int_equal(measure(rs, 1, n, &g_cp, 1, &ctr, &ovf, &goal, o, &err), 0);
     assert_true(o->logged && o->ratio > 0);
+    if (po) {
+        place_job j = {.params = g_params, .copies = {COPIES_A, COPIES_B}, .loops = {0, 0},
+                       .prog = {&g_prog[0], &g_prog[1]}, .rs = rs, .warm = 1, .n = n,
+                       .cp = &g_cp, .n_ctr = 1, .ctr = &ctr, .ovf = &ovf, .goal = &goal,
+                       .doubles = sizeof block / sizeof *block};
+        assert_int_equal(place_check(&j, o, po, &err), 0);
+    }
     return o->diff[0] / o->ratio / execs;
 }
 
@@ -96,6 +115,20 @@ static int setup(void **state)
 {
     (void)state;
     nb_error err = {0};
+    static const uint8_t nop = 0x90;
+    static const codegen_read rd = {PMU_READ_RDTSC, 0};
+    static uint64_t stack[64];
+    g_params = (codegen_params){
+        .code = &nop, .code_len = 1, .reads = &rd, .n_reads = 1,
+        .r14 = (uintptr_t)&stack[32], .rdi = (uintptr_t)&stack[32],
+        .rsi = (uintptr_t)&stack[32], .rbp = (uintptr_t)&stack[32],
+        .rsp = (uintptr_t)&stack[48],
+    };
+    for (int r = 0; r < 2; r++) {
+        g_params.copies = r ? COPIES_B : COPIES_A;
+        if (codegen_build(&g_params, &g_prog[r], &err))
+            return -1;
+    }
     /* the IMUL chain's latency given (3), so that nothing is searched */
     if (cal_build(&g_cp, fake_run, 3.0, &err))
         return -1;
@@ -110,6 +143,8 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     g_cal_calls = 0;
     g_switch_after = switch_after;
     g_period = period;
+    g_slow_at = NULL;
+    g_slow_by = g_superlinear = 0;
 }
 
 /* The pair read right, with the clock at the end (0.6 ticks a cycle). */
@@ -125,7 +160,7 @@ static void test_steady_clock(void **state)
     (void)state;
     tsc_outcome o;
     start(0.6, 0.6, 0, 0);
-    assert_right(measure_pair(10, &o), &o);
+    assert_right(measure_pair(10, &o, NULL), &o);
     assert_float_equal(o.drift, 0, 0);
     assert_int_equal(o.restarts, 0);
 }
@@ -139,7 +174,7 @@ static void test_clock_moves_after_first_pass(void **state)
     (void)state;
     tsc_outcome o;
     start(0.8, 0.6, 12, 0);
-    assert_right(measure_pair(3, &o), &o);
+    assert_right(measure_pair(3, &o, NULL), &o);
     assert_true(o.restarts >= 1);
 }
 
@@ -151,7 +186,7 @@ static void test_clock_keeps_moving(void **state)
     (void)state;
     tsc_outcome o;
     start(0.6, 0.66, 0, 20);
-    double v = measure_pair(10, &o);
+    double v = measure_pair(10, &o, NULL);
     assert_true(o.drift > 0);
     assert_true(o.restarts >= 1);
     double u = tsc_half_width(o.diff[0], o.unc[0], o.agg_off[0], o.ratio, o.ratio_hw) /
@@ -160,12 +195,66 @@ static void test_clock_keeps_moving(void **state)
     assert_true(u > tsc_tolerance(CYCLES_PER_COPY));   /* so the value is flagged */
 }
 
+/* Code that costs the same a copy in both programs is measured once. */
+static void test_linear_code_is_placed_once(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    place_outcome po;
+    start(0.6, 0.6, 0, 0);
+    assert_right(measure_pair(10, &o, &po), &o);
+    assert_int_equal(po.placements, 1);
+}
+
+/* The second program at 3 cycles a copy where it was first mapped, 2
+ * elsewhere (the first program's 350 cycles over 100 copies bound a copy
+ * at 3.5 with the harness): measured again at another place, that one
+ * kept, and the first read twice as slow (the second program 400 cycles
+ * longer than the first there, 200 here). */
+static void test_slow_placement_is_left(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    place_outcome po;
+    start(0.6, 0.6, 0, 0);
+    const uint8_t *first_base = g_prog[1].base;
+    g_slow_at = first_base;
+    g_slow_by = 1.0;
+    assert_right(measure_pair(10, &o, &po), &o);
+    assert_int_equal(po.placements, 2);
+    assert_true(po.moved);
+    assert_true(g_prog[1].base != first_base);
+    assert_true(fabs(po.slower - 1.0) < 0.05);
+}
+
+/* Code that runs slower a copy in the second program wherever it lies (it
+ * outgrew a cache, say): measured again, the same, the first kept, its
+ * samples and value as they were. */
+static void test_superlinear_code_keeps_its_place(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    place_outcome po;
+    start(0.6, 0.6, 0, 0);
+    g_superlinear = 1.0;
+    const uint8_t *first_base = g_prog[1].base;
+    double v = measure_pair(10, &o, &po);
+    assert_int_equal(po.placements, 2);
+    assert_false(po.moved);
+    assert_true(g_prog[1].base == first_base);
+    /* 750 - 350 cycles over the 100 copies more */
+    assert_true(fabs(v - 4.0) <= tsc_tolerance(4.0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steady_clock),
         cmocka_unit_test(test_clock_moves_after_first_pass),
         cmocka_unit_test(test_clock_keeps_moving),
+        cmocka_unit_test(test_linear_code_is_placed_once),
+        cmocka_unit_test(test_slow_placement_is_left),
+        cmocka_unit_test(test_superlinear_code_keeps_its_place),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

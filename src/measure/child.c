@@ -32,6 +32,7 @@
 #include "harness/codegen.h"
 #include "sys/cpu.h"
 #include "measure/fault.h"
+#include "measure/place.h"
 #include "pmu/advice.h"
 #include "sys/restore.h"
 #include "measure/worker.h"
@@ -671,6 +672,17 @@ static void child_run(double *samples)
         if (measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &goal,
                    &to, &err))
             child_fail(&err);
+        place_job pj = {.params = p, .copies = {w->copies[0], w->copies[1]},
+                        .loops = {w->loops[0], w->loops[1]}, .prog = {&first, &second},
+                        .rs = rs, .warm = o->warm_up_count, .n = n, .cp = cpp,
+                        .n_ctr = grp.n_ctr, .ctr = grp.ctr, .ovf = h->overflow, .goal = &goal,
+                        .doubles = 2 * per_run + 4 * (size_t)n};
+        place_outcome po = {.placements = 1};
+        if (cpp && place_check(&pj, &to, &po, &err))
+            child_fail(&err);
+        h->placements = po.placements;
+        h->placement_moved = po.moved;
+        h->placement_slower = po.slower;
     }
     if (kept && w->backend->verify)
         w->backend->verify(kept, h->lost);

@@ -209,6 +209,9 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.alu_slowdown_hw = ro->alu_slowdown_hw;
         r->cal.clock_moved = ro->clock_moved;
         r->cal.restarts = ro->restarts;
+        r->cal.placements = ro->placements;
+        r->cal.placement_moved = ro->placement_moved;
+        r->cal.placement_slower = ro->placement_slower;
         for (int i = 0; i < 2; i++) {
             r->cal.runs[i] = ro->runs[i];
             r->cal.kept[i] = ro->kept[i];
@@ -650,13 +653,18 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     if (k->clock_moved > 0)
         snprintf(moved, sizeof moved, "; the core's clock moved %.1f%% while measured%s",
                  100 * k->clock_moved, k->restarts ? ", after starting over" : "");
+    char place[160] = "";
+    if (k->placements > 1)
+        snprintf(place, sizeof place, "; the code ran %.1f%% slower a copy %s, so it was "
+                 "measured again at another and the faster kept", 100 * k->placement_slower,
+                 k->placement_moved ? "where it first lay in memory" : "at a second place in memory");
     char hw[48] = "";
     if (isfinite(k->ticks_per_cycle_hw))
         snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f%s ticks/core cycle "
-             "from %zu calibrations, core ~%.2f GHz%s%s%s)",
-             r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->calibrations, k->core_ghz, moved, busy,
-             stepped);
+             "from %zu calibrations, core ~%.2f GHz%s%s%s%s)",
+             r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->calibrations, k->core_ghz, moved,
+             place, busy, stepped);
 }
 
 void bench_result_free(bench_result *r)

@@ -92,6 +92,12 @@ typedef struct bench_calibration {
      * how often the measurement started over for it. */
     double clock_moved;
     size_t restarts;
+    /* Places in memory the code was measured at (2: its second program ran
+     * slower per copy than its first allows, measure/place.h), whether the
+     * second was kept, and how much slower a copy ran at the other. */
+    unsigned placements;
+    bool placement_moved;
+    double placement_slower;
     /* The tsc method's work for the clock's group: runs of each program
      * made and kept as undisturbed, passes over the samples (0: none). */
     size_t runs[2], kept[2], passes;

@@ -91,6 +91,9 @@ typedef struct shared_hdr {
     double alu_slowdown, alu_slowdown_hw;
     double clock_moved;      /* tsc_outcome.drift over the clock */
     size_t restarts;
+    unsigned placements;     /* place_outcome (tsc) */
+    bool placement_moved;
+    double placement_slower;
     /* the tsc method's estimate (has_unc): per counter, second minus first
      * program and its half-width, in the counter's unit (estimated cycles
      * for tsc_cycles counters), before normalization */

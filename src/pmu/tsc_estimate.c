@@ -188,6 +188,15 @@ double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles
     return drift > TSC_DRIFT_MIN * r ? drift : 0;
 }
 
+bool tsc_superlinear(double first, double first_execs, double diff, double diff_execs,
+                     double unc)
+{
+    if (!(first_execs >= 1) || !(diff_execs >= 1) || !(first > 0))
+        return false;
+    double bound = first / first_execs, slope = diff / diff_execs;
+    return slope - bound > fmax(TSC_SUPERLINEAR * bound, unc / diff_execs);
+}
+
 double tsc_tolerance(double v)
 {
     return fmax(0.02, 0.015 * fabs(v));

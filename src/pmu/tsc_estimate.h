@@ -85,6 +85,19 @@ double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, 
 double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles, double step,
                        double *scratch);
 
+/* Whether the second program ran slower per execution of the code than
+ * the first did with the harness's whole cost counted in: impossible for
+ * code whose cost grows with its copies alone, since the first program's
+ * ticks over its executions (`first`, `first_execs`) bound the cost of one
+ * from above.  By more than TSC_SUPERLINEAR of that bound and more than
+ * the difference's half-width (`unc`, ticks, over `diff_execs`).  Seen
+ * where the code lay badly in memory: 6 ADDs x 2,000 copies read 1.2-1.9
+ * ticks a copy beside 0.9 in about 3 of 100 mappings, the 1,000 copies
+ * beside them 0.9 throughout; and where the code outgrows a cache. */
+#define TSC_SUPERLINEAR 0.05
+bool tsc_superlinear(double first, double first_execs, double diff, double diff_execs,
+                     double unc);
+
 /* The tolerance a value of `v` per copy is held to: max(0.02, 1.5 %). */
 double tsc_tolerance(double v);
 

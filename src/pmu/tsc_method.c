@@ -397,6 +397,7 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
     for (size_t c = 0; c < w->n_ctr; c++) {
         size_t n = rs[0].n;
         o->diff[c] = f[1].mean[c] - f[0].mean[c];
+        o->first[c] = f[0].mean[c];
         double amb = f[0].ambiguity[c] + f[1].ambiguity[c];
         o->unc[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]) + amb;
         o->agg_off[c] = fabs(stats_aggregate(rs[1].samples + c * n, n, (nb_agg)g->agg) -
