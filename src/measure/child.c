@@ -682,7 +682,7 @@ static void child_run(double *samples)
             child_fail(&err);
         h->placements = po.placements;
         h->placement_moved = po.moved;
-        h->placement_slower = po.slower;
+        h->placement_off = po.off;
     }
     if (kept && w->backend->verify)
         w->backend->verify(kept, h->lost);

@@ -1,20 +1,27 @@
 /* nb place: the tsc method's measurement made again with the code at
- * another place in memory, where it ran slower than it can.
+ * another place in memory, where it did not cost what its copies do.
  *
- * Where the code lies in memory can slow it: 6 independent ADDs x 2,000
- * copies ran at 1.2-1.9 TSC ticks a copy instead of 0.9 in about 3 of 100
- * mappings (the 1,000-copy program beside them at 0.9), for every
- * measurement in that measuring process, since its mappings come back at
- * the same places.  A PMU would count those cycles too, but they are the
- * mapping's, not the code's.  The two programs give it away: the first
- * program's ticks over its executions of the code bound one execution from
- * above (tsc_superlinear).  When the second ran slower than that, both are
- * built again while the old ones are still mapped (so at other addresses,
- * on other pages) and measured again; the placement whose code ran faster
- * per execution beyond both half-widths is kept, the first otherwise.
- * Code that outgrows a cache between the two programs also runs slower
- * per copy in the second: it reads the same at the other place, and costs
- * one more measurement. */
+ * Where the code lies in memory can slow it: 6 independent ADDs x 1,000
+ * and x 2,000 copies (12 KB and 24 KB) ran at 0.9 TSC ticks a copy in most
+ * mappings, but in about 3 of 100 one of the two programs ran slower (the
+ * second at 1.2-1.9 ticks a copy, so the ADDs read 2.2-2.8 cycles; or the
+ * first, so they read 0.26-0.44, unflagged), for every measurement in that
+ * measuring process, since its mappings come back at the same places.
+ * A PMU would count those cycles too, but they are the mapping's, not the
+ * code's, and the difference of the two programs turns them into nonsense.
+ * The programs give it away: for code whose cost is its copies', the
+ * first program's ticks are the harness's alone (timed here with a program
+ * of no copies) plus its copies at the difference's rate (tsc_linear).
+ * Where they are not, both programs are built again while the earlier
+ * ones are still mapped (so at other addresses, on other pages) and
+ * measured again, up to 3 placements in all; the first whose programs are
+ * linear is kept.  Where none is (code that outgrows a cache between the
+ * two programs is nonlinear anywhere: it costs two more measurements), the
+ * first stays, its half-widths widened by how far the other placements'
+ * differences lay from it, so that a value the placement moves is flagged.
+ * Not with a loop
+ * (-loop_count: small code, and the loop's own cost in both) or without
+ * copies in the first program (-basic_mode). */
 #ifndef NB_MEASURE_PLACE_H
 #define NB_MEASURE_PLACE_H
 
@@ -23,6 +30,9 @@
 #include "harness/codegen.h"
 #include "pmu/tsc_method.h"
 #include "sys/error.h"
+
+/* Placements tried at most, the first included. */
+#define PLACE_TRIES 3
 
 /* One measure() call as it was made, and what builds its programs. */
 typedef struct place_job {
@@ -40,15 +50,17 @@ typedef struct place_job {
 } place_job;
 
 typedef struct place_outcome {
-    unsigned placements;         /* 1, or 2 where the code was measured again */
-    bool moved;                  /* the second placement was kept */
-    double slower;               /* how much slower a copy ran at the place not
-                                    kept (a fraction; 0 with one placement) */
+    unsigned placements;         /* 1, or up to 3 where the code was measured again */
+    bool moved;                  /* a later placement was kept */
+    double off;                  /* how far the value at the first place lay
+                                    from the kept one's, or (not moved) the
+                                    furthest of the others from the first's
+                                    (a fraction, signed; 0 with one) */
 } place_outcome;
 
 /* After measure() gave *to for job j: measures again at another place if
- * the second program ran superlinearly slow, and leaves the kept one's
- * outcome in *to, its samples in place.  0, or a status with *err set. */
+ * the programs were not linear, and leaves the kept placement's outcome in
+ * *to, its samples in place.  0, or a status with *err set. */
 int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error *err);
 
 #endif

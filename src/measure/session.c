@@ -211,7 +211,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.restarts = ro->restarts;
         r->cal.placements = ro->placements;
         r->cal.placement_moved = ro->placement_moved;
-        r->cal.placement_slower = ro->placement_slower;
+        r->cal.placement_off = ro->placement_off;
         for (int i = 0; i < 2; i++) {
             r->cal.runs[i] = ro->runs[i];
             r->cal.kept[i] = ro->kept[i];
@@ -653,11 +653,15 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     if (k->clock_moved > 0)
         snprintf(moved, sizeof moved, "; the core's clock moved %.1f%% while measured%s",
                  100 * k->clock_moved, k->restarts ? ", after starting over" : "");
-    char place[160] = "";
-    if (k->placements > 1)
-        snprintf(place, sizeof place, "; the code ran %.1f%% slower a copy %s, so it was "
-                 "measured again at another and the faster kept", 100 * k->placement_slower,
-                 k->placement_moved ? "where it first lay in memory" : "at a second place in memory");
+    char place[200] = "";
+    if (k->placements > 1 && k->placement_moved)
+        snprintf(place, sizeof place, "; where the code first lay in memory its cost was not its "
+                 "copies' (the value %+.0f%% off): measured again at another place, that kept",
+                 100 * k->placement_off);
+    else if (k->placements > 1)
+        snprintf(place, sizeof place, "; the code's cost did not grow with its copies alone, "
+                 "at a second place in memory too (%+.0f%% there): the first kept",
+                 100 * k->placement_off);
     char hw[48] = "";
     if (isfinite(k->ticks_per_cycle_hw))
         snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);

@@ -92,12 +92,13 @@ typedef struct bench_calibration {
      * how often the measurement started over for it. */
     double clock_moved;
     size_t restarts;
-    /* Places in memory the code was measured at (2: its second program ran
-     * slower per copy than its first allows, measure/place.h), whether the
-     * second was kept, and how much slower a copy ran at the other. */
+    /* Places in memory the code was measured at (2: its programs' cost was
+     * not their copies', measure/place.h), whether the second was kept, and
+     * how far the value at the place not kept lay from the kept one's (a
+     * signed fraction). */
     unsigned placements;
     bool placement_moved;
-    double placement_slower;
+    double placement_off;
     /* The tsc method's work for the clock's group: runs of each program
      * made and kept as undisturbed, passes over the samples (0: none). */
     size_t runs[2], kept[2], passes;

@@ -46,6 +46,7 @@
 #include "harness/codegen.h"
 #include "sys/cpu.h"
 #include "measure/fault.h"
+#include "measure/place.h"
 #include "pmu/advice.h"
 #include "sys/restore.h"
 #include "measure/worker.h"
@@ -267,7 +268,7 @@ static void worker_post(const worker_request *job, bool prepare_only)
     nb_error_clear(&h->err);
     h->debug_text[0] = 0;
     h->n_cal = h->cal_runs = h->restarts = 0;
-    h->clock_moved = h->placement_slower = 0;
+    h->clock_moved = h->placement_off = 0;
     h->placements = 1;
     h->placement_moved = false;
     h->has_unc = false;
@@ -403,8 +404,8 @@ static const char *result_damage(const worker_request *job, long n)
         return "step count";
     if (!finite_ge0(s->cal_run[0]) || !finite_ge0(s->cal_run[1]) || !finite_ge0(s->tsc_ghz) ||
         !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency) ||
-        !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > 2 ||
-        !finite_ge0(s->placement_slower) || !bool_at(offsetof(shared_hdr, placement_moved)))
+        !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_TRIES ||
+        !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)))
         return "calibration";
     return NULL;
 }
@@ -516,7 +517,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->cal_runs = s->cal_runs;
     out->placements = s->placements;
     out->placement_moved = s->placement_moved;
-    out->placement_slower = s->placement_slower;
+    out->placement_off = s->placement_off;
     out->restarts = s->restarts;
     out->steps = s->steps;
     out->retired = s->retired;

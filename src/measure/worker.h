@@ -105,7 +105,7 @@ typedef struct worker_output {
     size_t restarts;             /* measurements started over for it */
     unsigned placements;         /* places of the code measured (measure/place.h) */
     bool placement_moved;        /* the second was kept */
-    double placement_slower;     /* how much slower a copy ran at the other */
+    double placement_off;        /* the value at the other, relative to the kept */
     /* The tsc method's estimate (has_unc): per counter, second minus first
      * program (the means of their undisturbed runs) and its half-width, in
      * the counter's unit, before normalization; runs made and kept, passes. */

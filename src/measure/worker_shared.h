@@ -93,7 +93,7 @@ typedef struct shared_hdr {
     size_t restarts;
     unsigned placements;     /* place_outcome (tsc) */
     bool placement_moved;
-    double placement_slower;
+    double placement_off;
     /* the tsc method's estimate (has_unc): per counter, second minus first
      * program and its half-width, in the counter's unit (estimated cycles
      * for tsc_cycles counters), before normalization */

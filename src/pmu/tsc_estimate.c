@@ -188,13 +188,15 @@ double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles
     return drift > TSC_DRIFT_MIN * r ? drift : 0;
 }
 
-bool tsc_superlinear(double first, double first_execs, double diff, double diff_execs,
-                     double unc)
+bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
+                double diff_execs, double unc, double step)
 {
-    if (!(first_execs >= 1) || !(diff_execs >= 1) || !(first > 0))
-        return false;
-    double bound = first / first_execs, slope = diff / diff_execs;
-    return slope - bound > fmax(TSC_SUPERLINEAR * bound, unc / diff_execs);
+    if (!(first_execs >= 1) || !(diff_execs >= 1))
+        return true;   /* nothing to compare */
+    double copies = first_execs * diff / diff_execs;
+    double allow = fmax(TSC_LINEAR_REL * fabs(copies), TSC_LINEAR_STEPS * step) + h0_hw +
+                   unc * (1 + first_execs / diff_execs);
+    return fabs(first - h0 - copies) <= allow;
 }
 
 double tsc_tolerance(double v)

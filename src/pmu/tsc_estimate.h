@@ -85,18 +85,20 @@ double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, 
 double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles, double step,
                        double *scratch);
 
-/* Whether the second program ran slower per execution of the code than
- * the first did with the harness's whole cost counted in: impossible for
- * code whose cost grows with its copies alone, since the first program's
- * ticks over its executions (`first`, `first_execs`) bound the cost of one
- * from above.  By more than TSC_SUPERLINEAR of that bound and more than
- * the difference's half-width (`unc`, ticks, over `diff_execs`).  Seen
- * where the code lay badly in memory: 6 ADDs x 2,000 copies read 1.2-1.9
- * ticks a copy beside 0.9 in about 3 of 100 mappings, the 1,000 copies
- * beside them 0.9 throughout; and where the code outgrows a cache. */
-#define TSC_SUPERLINEAR 0.05
-bool tsc_superlinear(double first, double first_execs, double diff, double diff_execs,
-                     double unc);
+/* Whether the first program's ticks (`first`, over `first_execs`
+ * executions of the code) are what the harness alone (`h0`, ticks, with
+ * half-width `h0_hw`) and those executions at the difference's rate
+ * (`diff` ticks over `diff_execs`, half-width `unc`) make: for code whose
+ * cost is its copies', they are, within max(TSC_LINEAR_REL of the copies'
+ * part, TSC_LINEAR_STEPS TSC steps) and the half-widths.  Not where the
+ * code lay badly in memory (6 ADDs x 1,000 copies read 0.26-0.44 cycles a
+ * copy in about 3 of 100 processes, the first program slowed; x 2,000
+ * copies 2.2-2.8, the second slowed), nor where it outgrows a cache
+ * between the two programs. */
+#define TSC_LINEAR_REL 0.05
+#define TSC_LINEAR_STEPS 8
+bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
+                double diff_execs, double unc, double step);
 
 /* The tolerance a value of `v` per copy is held to: max(0.02, 1.5 %). */
 double tsc_tolerance(double v);

@@ -546,6 +546,26 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     return 0;
 }
 
+double tsc_time_program(const cal_progs *cp, const codegen_prog *p, size_t c, size_t runs,
+                        double *half_width)
+{
+    static double v[TSC_TIME_RUNS], scratch[TSC_TIME_RUNS];
+    static uint32_t smp[TSC_TIME_RUNS];
+    static uint8_t keep[TSC_TIME_RUNS];
+    tsc_log l = {.v = v, .sample = smp, .keep = keep, .cap = TSC_TIME_RUNS, .n_ctr = 1};
+    double spin = spin_rate();
+    for (size_t r = 0; r < runs && r < TSC_TIME_RUNS; r++) {
+        dither(cp, spin, (unsigned)r);
+        cp->run(p, false);
+        double t = (double)(p->data->m2[c] - p->data->m1[c]);
+        tsc_log_add(&l, &t, 0);
+    }
+    tsc_fit f;
+    tsc_fit_log(&l, 1, cp->step, scratch, &f);
+    *half_width = TSC_Z * f.se[0] + f.ambiguity[0];
+    return f.mean[0];
+}
+
 void cal_dither_setup(cal_progs *cp)
 {
     uint64_t prev = __rdtsc(), step = UINT64_MAX;

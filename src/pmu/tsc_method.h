@@ -170,6 +170,12 @@ void cal_dither_setup(cal_progs *cp);
 int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
             const pmu_counter *ctr, bool *ovf, const tsc_goal *goal, tsc_outcome *out,
             nb_error *err);
+/* Program p's ticks (counter c's reading, an rdtsc one) over `runs`
+ * dithered runs (at most TSC_TIME_RUNS): the mean of the undisturbed ones
+ * (tsc_fit_log) and its half-width (TSC_Z standard errors). */
+#define TSC_TIME_RUNS 256
+double tsc_time_program(const cal_progs *cp, const codegen_prog *p, size_t c, size_t runs,
+                        double *half_width);
 /* Busy-waits SPIN_NS so the core leaves any idle frequency; the TSC's rate. */
 double spin_tsc_ghz(void);
 
