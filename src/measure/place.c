@@ -54,7 +54,9 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
 {
     *po = (place_outcome){.placements = 1};
     int c = clock_counter(j->n_ctr, j->ctr);
-    if (c < 0 || !to->logged || j->loops[0] > 0 || j->loops[1] > 0 || j->copies[0] < 1)
+    /* -debug's trap in every run is the debugger's time, not the code's */
+    if (c < 0 || !to->logged || j->loops[0] > 0 || j->loops[1] > 0 || j->copies[0] < 1 ||
+        j->params.debug)
         return 0;
     codegen_prog bare;
     int rc = build(j, 0, 0, &bare, err);
