@@ -149,13 +149,26 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     g_slow_by = g_superlinear = 0;
 }
 
+/* The value's half-width per copy. */
+static double half_width(const tsc_outcome *o)
+{
+    return tsc_half_width(o->diff[0], o->unc[0], o->agg_off[0], o->ratio, o->ratio_hw) /
+           (COPIES_B - COPIES_A);
+}
+
+/* What a measurement came to, for a check that fails. */
+static void show(double v, const tsc_outcome *o)
+{
+    print_message("value %f +/- %f, clock %f +/- %f, moved %f, restarts %zu, passes %zu, "
+                  "runs %zu/%zu, kept %zu/%zu\n", v, half_width(o), o->ratio, o->ratio_hw,
+                  o->drift, o->restarts, o->passes, o->runs[0], o->runs[1], o->kept[0], o->kept[1]);
+}
+
 /* The pair read right, with the clock at the end (0.6 ticks a cycle). */
 static void assert_right(double v, const tsc_outcome *o)
 {
     if (!(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY)))
-        print_message("DIAG v %f u %f ratio %f hw %f drift %f restarts %zu passes %zu runs %zu/%zu kept %zu/%zu\n", v,
-            tsc_half_width(o->diff[0], o->unc[0], o->agg_off[0], o->ratio, o->ratio_hw) / (COPIES_B - COPIES_A),
-            o->ratio, o->ratio_hw, o->drift, o->restarts, o->passes, o->runs[0], o->runs[1], o->kept[0], o->kept[1]);
+        show(v, o);
     assert_true(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY));
     assert_true(fabs(o->ratio - 0.6) < 0.006);
 }
@@ -194,11 +207,10 @@ static void test_clock_keeps_moving(void **state)
     start(0.6, 0.66, 0, 20);
     double v = measure_pair(10, &o, NULL);
     if (!(o.drift > 0))
-        print_message("DIAG2 v %f drift %f restarts %zu passes %zu runs %zu\n", v, o.drift, o.restarts, o.passes, o.runs[0]);
+        show(v, &o);
     assert_true(o.drift > 0);
     assert_true(o.restarts >= 1);
-    double u = tsc_half_width(o.diff[0], o.unc[0], o.agg_off[0], o.ratio, o.ratio_hw) /
-               (COPIES_B - COPIES_A);
+    double u = half_width(&o);
     assert_true(fabs(v - CYCLES_PER_COPY) <= u);
     assert_true(u > tsc_tolerance(CYCLES_PER_COPY));   /* so the value is flagged */
 }

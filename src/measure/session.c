@@ -219,7 +219,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.passes = ro->passes;
     }
     r->cal.n_cal = *n_all;
-    r->cal.calibrations += ro->cal_runs > ro->n_cal ? ro->cal_runs : ro->n_cal;
+    r->cal.calibrations += ro->cal_runs;   /* >= n_cal: worker.c checks */
     r->cal.ticks_per_cycle = *n_all == ro->n_cal ? ro->cal_run[0] : stats_median(v, *n_all);
     r->cal.ticks_per_cycle_min = stats_min(v, *n_all);
     r->cal.ticks_per_cycle_max = stats_max(v, *n_all);
