@@ -682,6 +682,7 @@ static void child_run(double *samples)
             child_fail(&err);
         h->placements = po.placements;
         h->placement_moved = po.moved;
+        h->placement_averaged = po.averaged;
         h->placement_off = po.off;
     }
     if (kept && w->backend->verify)

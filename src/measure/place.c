@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "measure/place.h"
+#include "measure/stats.h"
 #include "pmu/tsc_estimate.h"
 
 /* Runs of the program without copies that time the harness. */
@@ -50,13 +51,86 @@ static bool linear(const place_job *j, const tsc_outcome *to, int c, harness_tim
                       j->goal->execs, to->unc[c], j->cp->step);
 }
 
+/* Whether the second program's copies outgrow the L1 instruction cache. */
+static bool big(const place_job *j)
+{
+    return (double)codegen_copy_len(&j->params) * (double)j->copies[1] >= PLACE_BIG;
+}
+
+/* Code beyond PLACE_BIG: measured at a second place, built while the first
+ * is mapped; the samples and the difference become the two places' mean
+ * (the second's ticks in the first's clock), the half-width their
+ * statistical ones' (halved, as for a mean) plus TSC_Z times half their
+ * distance.  The first place's programs and clock stay. */
+static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, int c,
+                      nb_error *err)
+{
+    size_t per_run = (size_t)(j->rs[1].samples - j->rs[0].samples), n = (size_t)j->n;
+    size_t bytes = j->doubles * sizeof(double);
+    double *first = malloc(bytes);
+    codegen_prog pair[2], keep[2] = {*j->prog[0], *j->prog[1]};
+    nb_error quiet;
+    if (!first)
+        return 0;   /* not measured again: the first placement's result stands */
+    if (build_pair(j, pair, &quiet)) {
+        free(first);
+        return 0;
+    }
+    memcpy(first, j->rs[0].samples, bytes);
+    *j->prog[0] = pair[0];
+    *j->prog[1] = pair[1];
+    tsc_outcome again;
+    int rc = measure(j->rs, j->warm, j->n, j->cp, j->n_ctr, j->ctr, j->ovf, j->goal, &again, err);
+    *j->prog[0] = keep[0];
+    *j->prog[1] = keep[1];
+    codegen_free(&pair[0]);
+    codegen_free(&pair[1]);
+    if (rc || !again.logged || !(again.ratio > 0) || !(to->ratio > 0)) {
+        memcpy(j->rs[0].samples, first, bytes);
+        free(first);
+        return rc;
+    }
+    double *s0 = j->rs[0].samples;
+    for (size_t k = 0; k < j->n_ctr; k++) {
+        double scale = j->ctr[k].tsc_cycles ? to->ratio / again.ratio : 1;
+        for (size_t r = 0; r < 2; r++)
+            for (size_t i = 0; i < n; i++) {
+                size_t at = r * per_run + k * n + i;
+                s0[at] = (first[at] + scale * s0[at]) / 2;
+            }
+        double d = scale * again.diff[k];
+        if (k == (size_t)c)
+            po->off = to->diff[k] != 0 ? d / to->diff[k] - 1 : 0;
+        to->unc[k] = hypot(to->unc[k], scale * again.unc[k]) / 2 +
+                     TSC_Z * fabs(d - to->diff[k]) / 2;
+        to->diff[k] = (to->diff[k] + d) / 2;
+        double *a = s0 + k * n, *b = s0 + per_run + k * n;
+        to->agg_off[k] = fabs(stats_aggregate(b, n, (nb_agg)j->goal->agg) -
+                              stats_aggregate(a, n, (nb_agg)j->goal->agg) - to->diff[k]);
+    }
+    /* the clock's readings (after both programs' samples) stay the first's */
+    memcpy(s0 + 2 * per_run, first + 2 * per_run, bytes - 2 * per_run * sizeof(double));
+    for (int r = 0; r < 2; r++) {
+        to->runs[r] += again.runs[r];
+        to->kept[r] += again.kept[r];
+    }
+    to->passes += again.passes;
+    po->placements = 2;
+    po->averaged = true;
+    free(first);
+    return 0;
+}
+
 int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error *err)
 {
     *po = (place_outcome){.placements = 1};
     int c = clock_counter(j->n_ctr, j->ctr);
     /* -debug's trap in every run is the debugger's time, not the code's */
-    if (c < 0 || !to->logged || j->loops[0] > 0 || j->loops[1] > 0 || j->copies[0] < 1 ||
-        j->params.debug)
+    if (c < 0 || !to->logged || j->params.debug)
+        return 0;
+    if (big(j))
+        return place_mean(j, to, po, c, err);
+    if (j->loops[0] > 0 || j->loops[1] > 0 || j->copies[0] < 1)
         return 0;
     /* programs that cannot be built (memory) leave the first placement's
      * result as it is: a check, not part of the measurement */

@@ -21,7 +21,18 @@
  * differences lay from it, so that a value the placement moves is flagged.
  * Not with a loop
  * (-loop_count: small code, and the loop's own cost in both) or without
- * copies in the first program (-basic_mode). */
+ * copies in the first program (-basic_mode).
+ *
+ * Code whose copies outgrow the core's L1 instruction cache (PLACE_BIG) is
+ * streamed from the L2 and L3, which are indexed by physical address, and
+ * costs what its pages make it cost: 1,000 NOPs x 2,000 copies read
+ * 252-276 cycles at three placements in one measuring process, each
+ * +/- 2-3 and each repeating within that when measured again at its own
+ * place; x 30 and x 100 copies 1 % apart.  One placement cannot tell that,
+ * so such code is always measured at a second place (any loop, -basic_mode
+ * too), and the value is the two places' mean, its half-width their
+ * statistical ones' and TSC_Z times the placements' standard error (half
+ * their distance). */
 #ifndef NB_MEASURE_PLACE_H
 #define NB_MEASURE_PLACE_H
 
@@ -33,6 +44,11 @@
 
 /* Placements tried at most, the first included. */
 #define PLACE_TRIES 3
+/* Bytes of copies in the second program from which the code is measured at
+ * two places and averaged: the L1 instruction cache of current x86-64
+ * cores (32 KB; x 10 copies of 1,000 NOPs, 20 KB, read alike at every
+ * placement tried, x 30 did not). */
+#define PLACE_BIG 32768
 
 /* One measure() call as it was made, and what builds its programs. */
 typedef struct place_job {
@@ -52,9 +68,11 @@ typedef struct place_job {
 typedef struct place_outcome {
     unsigned placements;         /* 1, or up to 3 where the code was measured again */
     bool moved;                  /* a later placement was kept */
+    bool averaged;               /* the value is the mean of two (PLACE_BIG) */
     double off;                  /* how far the value at the first place lay
                                     from the kept one's, or (not moved) the
-                                    furthest of the others from the first's
+                                    furthest of the others from the first's,
+                                    or (averaged) the second's from the first's
                                     (a fraction, signed; 0 with one) */
 } place_outcome;
 

@@ -94,7 +94,7 @@ static double raw_uncertainty(const bench_event_result *e, const worker_output *
 /* Whether e is pinned down (see bench_event_result.uncertain); where not,
  * a warning on text output (JSON and CSV carry the flag). */
 static void judge_uncertainty(bench_event_result *e, double norm, double per_copy, bool works,
-                              bool text)
+                              bool placed, bool text)
 {
     if (e->unavailable || !isfinite(e->uncertainty))
         return;
@@ -107,9 +107,12 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
         nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
                 "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
     else if (e->uncertain)
-        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (the host "
-                "is busy, or the difference is too small for the clock: raise -unroll_count "
-                "or -loop_count)", e->name, v, u);
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (%s)",
+                e->name, v, u,
+                placed ? "the code's cost depends on where it lies in memory, see the backend "
+                         "line; or the host is busy"
+                       : "the host is busy, or the difference is too small for the clock: "
+                         "raise -unroll_count or -loop_count");
 }
 
 static int add_results(const nb_options *o, const worker_output *ro, size_t group, size_t n,
@@ -148,7 +151,8 @@ static int add_results(const nb_options *o, const worker_output *ro, size_t grou
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;
         e->uncertainty = raw_uncertainty(e, ro, k) / norm;
-        judge_uncertainty(e, norm, per_copy, works, o->output == OUTPUT_TEXT);
+        judge_uncertainty(e, norm, per_copy, works, ro->placement_averaged,
+                          o->output == OUTPUT_TEXT);
         /* -range: the widest per-copy difference the samples allow (second
          * run's min minus first run's max, and the reverse), so the range
          * always contains the aggregate. */
@@ -211,6 +215,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.restarts = ro->restarts;
         r->cal.placements = ro->placements;
         r->cal.placement_moved = ro->placement_moved;
+        r->cal.placement_averaged = ro->placement_averaged;
         r->cal.placement_off = ro->placement_off;
         for (int i = 0; i < 2; i++) {
             r->cal.runs[i] = ro->runs[i];
@@ -478,10 +483,12 @@ static void note_over_budget(const worker_output *ro, unsigned long budget)
 }
 
 /* The table's default events this backend cannot count are left out (the
- * user did not ask for them), said in one note; -config or -events list
- * every event, unavailable ones included. */
+ * user did not ask for them), said in one note, once a process for as many
+ * (a batch said it for every line); -config or -events list every event,
+ * unavailable ones included. */
 static void drop_unmeasured(bench_result *r)
 {
+    static size_t said;
     size_t kept = 0, dropped = 0;
     for (size_t i = 0; i < r->n_ev; i++) {
         if (r->ev[i].unavailable && !r->ev[i].lost && !r->ev[i].step_over) {
@@ -493,10 +500,11 @@ static void drop_unmeasured(bench_result *r)
         r->ev[kept++] = r->ev[i];
     }
     r->n_ev = kept;
-    if (dropped)
+    if (dropped && dropped != said)
         nb_note("%zu of the event table's default events need a hardware PMU and are not "
                 "shown (nb -cpu_info says why there is none; -config all or -events lists "
                 "them)", dropped);
+    said = dropped ? dropped : said;
 }
 
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
@@ -653,8 +661,12 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     if (k->clock_moved > 0)
         snprintf(moved, sizeof moved, "; the core's clock moved %.1f%% while measured%s",
                  100 * k->clock_moved, k->restarts ? ", after starting over" : "");
-    char place[200] = "";
-    if (k->placements > 1 && k->placement_moved)
+    char place[256] = "";
+    if (k->placement_averaged)
+        snprintf(place, sizeof place, "; code beyond the L1 instruction cache costs what its "
+                 "pages make it cost: the mean of two places in memory (the second %+.1f%% from "
+                 "the first), their distance in the uncertainty", 100 * k->placement_off);
+    else if (k->placements > 1 && k->placement_moved)
         snprintf(place, sizeof place, "; where the code first lay in memory its cost was not its "
                  "copies' (the value %+.0f%% off): measured again at another place, that kept",
                  100 * k->placement_off);

@@ -95,9 +95,11 @@ typedef struct bench_calibration {
     /* Places in memory the code was measured at (2: its programs' cost was
      * not their copies', measure/place.h), whether the second was kept, and
      * how far the value at the place not kept lay from the kept one's (a
-     * signed fraction). */
+     * signed fraction); averaged: code beyond the L1 instruction cache,
+     * whose value is the mean of two places (off: the second's from the
+     * first's). */
     unsigned placements;
-    bool placement_moved;
+    bool placement_moved, placement_averaged;
     double placement_off;
     /* The tsc method's work for the clock's group: runs of each program
      * made and kept as undisturbed, passes over the samples (0: none). */

@@ -270,7 +270,7 @@ static void worker_post(const worker_request *job, bool prepare_only)
     h->n_cal = h->cal_runs = h->restarts = 0;
     h->clock_moved = h->placement_off = 0;
     h->placements = 1;
-    h->placement_moved = false;
+    h->placement_moved = h->placement_averaged = false;
     h->has_unc = false;
     memset(h->overflow, 0, sizeof h->overflow);
     memset(h->lost, 0, sizeof h->lost);
@@ -405,7 +405,8 @@ static const char *result_damage(const worker_request *job, long n)
     if (!finite_ge0(s->cal_run[0]) || !finite_ge0(s->cal_run[1]) || !finite_ge0(s->tsc_ghz) ||
         !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency) ||
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_TRIES ||
-        !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)))
+        !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
+        !bool_at(offsetof(shared_hdr, placement_averaged)))
         return "calibration";
     return NULL;
 }
@@ -517,6 +518,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->cal_runs = s->cal_runs;
     out->placements = s->placements;
     out->placement_moved = s->placement_moved;
+    out->placement_averaged = s->placement_averaged;
     out->placement_off = s->placement_off;
     out->restarts = s->restarts;
     out->steps = s->steps;

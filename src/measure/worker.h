@@ -105,6 +105,7 @@ typedef struct worker_output {
     size_t restarts;             /* measurements started over for it */
     unsigned placements;         /* places of the code measured (measure/place.h) */
     bool placement_moved;        /* the second was kept */
+    bool placement_averaged;     /* the value is the mean of two places */
     double placement_off;        /* the value at the other, relative to the kept */
     /* The tsc method's estimate (has_unc): per counter, second minus first
      * program (the means of their undisturbed runs) and its half-width, in

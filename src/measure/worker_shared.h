@@ -92,7 +92,7 @@ typedef struct shared_hdr {
     double clock_moved;      /* tsc_outcome.drift over the clock */
     size_t restarts;
     unsigned placements;     /* place_outcome (tsc) */
-    bool placement_moved;
+    bool placement_moved, placement_averaged;
     double placement_off;
     /* the tsc method's estimate (has_unc): per counter, second minus first
      * program and its half-width, in the counter's unit (estimated cycles

@@ -215,6 +215,7 @@ static jv *backend_json(const bench_result *r)
     jv_set(cal, "restarts", jv_int((long long)k->restarts));
     jv_set(cal, "placements", jv_int((long long)k->placements));
     jv_set(cal, "placement_moved", jv_bool(k->placement_moved));
+    jv_set(cal, "placement_averaged", jv_bool(k->placement_averaged));
     jv_set(cal, "placement_off", jv_num(k->placement_off));
     jv *runs = jv_set(cal, "runs", jv_arr()), *kept = jv_set(cal, "runs_kept", jv_arr());
     for (int i = 0; i < 2; i++) {
