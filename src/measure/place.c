@@ -57,68 +57,98 @@ static bool big(const place_job *j)
     return (double)codegen_copy_len(&j->params) * (double)j->copies[1] >= PLACE_BIG;
 }
 
-/* Code beyond PLACE_BIG: measured at a second place, built while the first
- * is mapped; the samples and the difference become the two places' mean
- * (the second's ticks in the first's clock), the half-width their
- * statistical ones' (halved, as for a mean) plus TSC_Z times half their
- * distance.  The first place's programs and clock stay. */
+/* Code beyond PLACE_BIG: measured at PLACE_MEAN places in all, each pair
+ * built while the earlier ones are mapped (other pages); the samples and
+ * the difference become the places' mean (every place's ticks in the first
+ * place's clock), the half-width the statistical ones' (of a mean) plus
+ * TSC_Z standard deviations of the places' values, so that it covers what
+ * the code costs at a place (what a single measurement is of).  The first
+ * place's programs and clock stay.  Places that cannot be built (memory)
+ * are fewer; with one alone, the first result stands. */
 static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, int c,
                       nb_error *err)
 {
     size_t per_run = (size_t)(j->rs[1].samples - j->rs[0].samples), n = (size_t)j->n;
-    size_t bytes = j->doubles * sizeof(double);
-    double *first = malloc(bytes);
-    codegen_prog pair[2], keep[2] = {*j->prog[0], *j->prog[1]};
+    size_t bytes = j->doubles * sizeof(double), part = 2 * per_run;
+    double *s0 = j->rs[0].samples, *first = malloc(bytes), *sum = malloc(part * sizeof *sum);
+    codegen_prog pairs[PLACE_MEAN - 1][2], keep[2] = {*j->prog[0], *j->prog[1]};
+    double d[PLACE_MEAN][PMU_MAX_GROUP_CTR], u[PLACE_MEAN][PMU_MAX_GROUP_CTR];
     nb_error quiet;
-    if (!first)
-        return 0;   /* not measured again: the first placement's result stands */
-    if (build_pair(j, pair, &quiet)) {
-        free(first);
-        return 0;
+    int rc = 0;
+    size_t built = 0, m = 1;
+    if (!first || !sum || !(to->ratio > 0))
+        goto out;   /* not measured again: the first placement's result stands */
+    memcpy(first, s0, bytes);
+    memcpy(sum, s0, part * sizeof *sum);
+    for (size_t k = 0; k < j->n_ctr; k++) {
+        d[0][k] = to->diff[k];
+        u[0][k] = to->unc[k];
     }
-    memcpy(first, j->rs[0].samples, bytes);
-    *j->prog[0] = pair[0];
-    *j->prog[1] = pair[1];
-    tsc_outcome again;
-    int rc = measure(j->rs, j->warm, j->n, j->cp, j->n_ctr, j->ctr, j->ovf, j->goal, &again, err);
+    while (built < PLACE_MEAN - 1 && !build_pair(j, pairs[built], &quiet)) {
+        *j->prog[0] = pairs[built][0];
+        *j->prog[1] = pairs[built][1];
+        built++;
+        tsc_outcome again;
+        if ((rc = measure(j->rs, j->warm, j->n, j->cp, j->n_ctr, j->ctr, j->ovf, j->goal, &again,
+                          err)))
+            break;
+        if (!again.logged || !(again.ratio > 0))
+            continue;
+        for (size_t k = 0; k < j->n_ctr; k++) {
+            double scale = j->ctr[k].tsc_cycles ? to->ratio / again.ratio : 1;
+            d[m][k] = scale * again.diff[k];
+            u[m][k] = scale * again.unc[k];
+            for (size_t r = 0; r < 2; r++)
+                for (size_t i = 0; i < n; i++)
+                    sum[r * per_run + k * n + i] += scale * s0[r * per_run + k * n + i];
+        }
+        for (int r = 0; r < 2; r++) {
+            to->runs[r] += again.runs[r];
+            to->kept[r] += again.kept[r];
+        }
+        to->passes += again.passes;
+        m++;
+    }
     *j->prog[0] = keep[0];
     *j->prog[1] = keep[1];
-    codegen_free(&pair[0]);
-    codegen_free(&pair[1]);
-    if (rc || !again.logged || !(again.ratio > 0) || !(to->ratio > 0)) {
-        memcpy(j->rs[0].samples, first, bytes);
-        free(first);
-        return rc;
+    for (size_t b = 0; b < built; b++) {
+        codegen_free(&pairs[b][0]);
+        codegen_free(&pairs[b][1]);
     }
-    double *s0 = j->rs[0].samples;
+    if (rc || m < 2) {
+        memcpy(s0, first, bytes);
+        goto out;
+    }
     for (size_t k = 0; k < j->n_ctr; k++) {
-        double scale = j->ctr[k].tsc_cycles ? to->ratio / again.ratio : 1;
+        double mean = 0, var = 0, stat = 0;
+        for (size_t p = 0; p < m; p++) {
+            mean += d[p][k] / (double)m;
+            stat += u[p][k] * u[p][k];
+        }
+        for (size_t p = 0; p < m; p++) {
+            var += (d[p][k] - mean) * (d[p][k] - mean) / (double)(m - 1);
+            /* the place furthest from the first, as a fraction of it */
+            double off = d[0][k] != 0 ? d[p][k] / d[0][k] - 1 : 0;
+            if (k == (size_t)c && fabs(off) > fabs(po->off))
+                po->off = off;
+        }
+        to->diff[k] = mean;
+        to->unc[k] = sqrt(stat) / (double)m + TSC_Z * sqrt(var);
         for (size_t r = 0; r < 2; r++)
-            for (size_t i = 0; i < n; i++) {
-                size_t at = r * per_run + k * n + i;
-                s0[at] = (first[at] + scale * s0[at]) / 2;
-            }
-        double d = scale * again.diff[k];
-        if (k == (size_t)c)
-            po->off = to->diff[k] != 0 ? d / to->diff[k] - 1 : 0;
-        to->unc[k] = hypot(to->unc[k], scale * again.unc[k]) / 2 +
-                     TSC_Z * fabs(d - to->diff[k]) / 2;
-        to->diff[k] = (to->diff[k] + d) / 2;
+            for (size_t i = 0; i < n; i++)
+                s0[r * per_run + k * n + i] = sum[r * per_run + k * n + i] / (double)m;
         double *a = s0 + k * n, *b = s0 + per_run + k * n;
         to->agg_off[k] = fabs(stats_aggregate(b, n, (nb_agg)j->goal->agg) -
                               stats_aggregate(a, n, (nb_agg)j->goal->agg) - to->diff[k]);
     }
     /* the clock's readings (after both programs' samples) stay the first's */
-    memcpy(s0 + 2 * per_run, first + 2 * per_run, bytes - 2 * per_run * sizeof(double));
-    for (int r = 0; r < 2; r++) {
-        to->runs[r] += again.runs[r];
-        to->kept[r] += again.kept[r];
-    }
-    to->passes += again.passes;
-    po->placements = 2;
+    memcpy(s0 + part, first + part, bytes - part * sizeof(double));
+    po->placements = (unsigned)m;
     po->averaged = true;
+out:
     free(first);
-    return 0;
+    free(sum);
+    return rc;
 }
 
 int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error *err)

@@ -29,10 +29,11 @@
  * 252-276 cycles at three placements in one measuring process, each
  * +/- 2-3 and each repeating within that when measured again at its own
  * place; x 30 and x 100 copies 1 % apart.  One placement cannot tell that,
- * so such code is always measured at a second place (any loop, -basic_mode
- * too), and the value is the two places' mean, its half-width their
- * statistical ones' and TSC_Z times the placements' standard error (half
- * their distance). */
+ * so such code is always measured at PLACE_MEAN places (any loop,
+ * -basic_mode too), and the value is their mean, its half-width their
+ * statistical ones' and TSC_Z standard deviations of the places' values.
+ * (Two places were too few: where they happened to agree, the half-width
+ * was that of one place, and other processes read the code 2-15 % away.) */
 #ifndef NB_MEASURE_PLACE_H
 #define NB_MEASURE_PLACE_H
 
@@ -45,10 +46,13 @@
 /* Placements tried at most, the first included. */
 #define PLACE_TRIES 3
 /* Bytes of copies in the second program from which the code is measured at
- * two places and averaged: the L1 instruction cache of current x86-64
- * cores (32 KB; x 10 copies of 1,000 NOPs, 20 KB, read alike at every
- * placement tried, x 30 did not). */
+ * PLACE_MEAN places and averaged: the L1 instruction cache of current
+ * x86-64 cores (32 KB; x 10 copies of 1,000 NOPs, 20 KB, read alike at
+ * every placement tried, x 30 did not). */
 #define PLACE_BIG 32768
+#define PLACE_MEAN 4
+/* The most places a measurement reports. */
+#define PLACE_MAX (PLACE_MEAN > PLACE_TRIES ? PLACE_MEAN : PLACE_TRIES)
 
 /* One measure() call as it was made, and what builds its programs. */
 typedef struct place_job {
@@ -68,11 +72,11 @@ typedef struct place_job {
 typedef struct place_outcome {
     unsigned placements;         /* 1, or up to 3 where the code was measured again */
     bool moved;                  /* a later placement was kept */
-    bool averaged;               /* the value is the mean of two (PLACE_BIG) */
+    bool averaged;               /* the value is the places' mean (PLACE_BIG) */
     double off;                  /* how far the value at the first place lay
                                     from the kept one's, or (not moved) the
                                     furthest of the others from the first's,
-                                    or (averaged) the second's from the first's
+                                    or (averaged) the furthest from the first's
                                     (a fraction, signed; 0 with one) */
 } place_outcome;
 

@@ -664,8 +664,9 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     char place[256] = "";
     if (k->placement_averaged)
         snprintf(place, sizeof place, "; code beyond the L1 instruction cache costs what its "
-                 "pages make it cost: the mean of two places in memory (the second %+.1f%% from "
-                 "the first), their distance in the uncertainty", 100 * k->placement_off);
+                 "pages make it cost: the mean of %u places in memory (the furthest %+.1f%% from "
+                 "the first), their spread in the uncertainty", k->placements,
+                 100 * k->placement_off);
     else if (k->placements > 1 && k->placement_moved)
         snprintf(place, sizeof place, "; where the code first lay in memory its cost was not its "
                  "copies' (the value %+.0f%% off): measured again at another place, that kept",

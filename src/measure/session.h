@@ -96,8 +96,8 @@ typedef struct bench_calibration {
      * not their copies', measure/place.h), whether the second was kept, and
      * how far the value at the place not kept lay from the kept one's (a
      * signed fraction); averaged: code beyond the L1 instruction cache,
-     * whose value is the mean of two places (off: the second's from the
-     * first's). */
+     * whose value is the mean of `placements` places (off: the furthest
+     * from the first's). */
     unsigned placements;
     bool placement_moved, placement_averaged;
     double placement_off;

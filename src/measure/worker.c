@@ -404,7 +404,7 @@ static const char *result_damage(const worker_request *job, long n)
         return "step count";
     if (!finite_ge0(s->cal_run[0]) || !finite_ge0(s->cal_run[1]) || !finite_ge0(s->tsc_ghz) ||
         !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency) ||
-        !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_TRIES ||
+        !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
         !bool_at(offsetof(shared_hdr, placement_averaged)))
         return "calibration";
