@@ -39,6 +39,7 @@ static unsigned g_switch_after;     /* ...after which the clock is g_ratio[1] */
 static unsigned g_period;           /* or, if not 0, it takes turns this often */
 static double g_ratio[2];           /* ticks per core cycle before, after */
 static bool g_big;                  /* place.c sees code of PLACE_BIG bytes and more */
+static long g_copies0 = COPIES_A;   /* the first program's copies (0: -basic_mode) */
 
 static double prog_cycles(const codegen_prog *p)
 {
@@ -92,7 +93,7 @@ static double measure_pair(long n, tsc_outcome *o, place_outcome *po)
     pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
                        .tsc_cycles = true};
     bool ovf = false;
-    double execs = COPIES_B - COPIES_A;
+    double execs = (double)(COPIES_B - g_copies0);
     run_state rs[2] = {
         {.p = &g_prog[0], .run = fake_run, .samples = block, .ratio = block + 2 * PER_RUN,
          .add_ratio = block + 2 * PER_RUN + 128, .enough = INNER_EXEC / execs},
@@ -106,7 +107,7 @@ static double measure_pair(long n, tsc_outcome *o, place_outcome *po)
     assert_int_equal(measure(rs, 1, n, &g_cp, 1, &ctr, &ovf, &goal, o, &err), 0);
     assert_true(o->logged && o->ratio > 0);
     if (po) {
-        place_job j = {.params = g_params, .copies = {COPIES_A, COPIES_B}, .loops = {0, 0},
+        place_job j = {.params = g_params, .copies = {g_copies0, COPIES_B}, .loops = {0, 0},
                        .prog = {&g_prog[0], &g_prog[1]}, .rs = rs, .warm = 1, .n = n,
                        .cp = &g_cp, .n_ctr = 1, .ctr = &ctr, .ovf = &ovf, .goal = &goal,
                        .doubles = sizeof block / sizeof *block};
@@ -294,6 +295,38 @@ static void test_superlinear_code_keeps_its_place(void **state)
     assert_true(fabs(v - 8.0) <= tsc_tolerance(8.0));
 }
 
+/* -basic_mode (the first program the harness alone, 0 copies), the second
+ * program at 5 cycles a copy where it was first mapped: nothing in the two
+ * programs alone gives that away, but a program of half the copies, timed
+ * beside them, costs less than half the difference more than the first;
+ * measured again at another place, that kept. */
+static void test_basic_mode_slow_placement_is_left(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    place_outcome po;
+    nb_error err = {0};
+    start(0.6, 0.6, 0, 0);
+    codegen_prog with_copies = g_prog[0];
+    codegen_params p = g_params;
+    p.copies = 0;
+    assert_int_equal(codegen_build(&p, &g_prog[0], &err), 0);
+    g_copies0 = 0;
+    const uint8_t *first_base = g_prog[1].base;
+    g_slow_at = first_base;
+    g_slow_by = 3.0;
+    double v = measure_pair(10, &o, &po);   /* per copy of the 200 the programs differ by */
+    g_copies0 = COPIES_A;
+    codegen_free(&g_prog[0]);
+    g_prog[0] = with_copies;
+    if (!(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY)))
+        show(v, &o);
+    assert_true(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY));
+    assert_int_equal(po.placements, 2);
+    assert_true(po.moved);
+    assert_true(g_prog[1].base != first_base);
+}
+
 /* Code beyond the L1 instruction cache, whose second program runs at 2.2
  * cycles a copy where it was first mapped and at 2.0 at the other places:
  * measured at PLACE_MEAN places however linear, the value their mean
@@ -349,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_slow_placement_is_left),
         cmocka_unit_test(test_slow_first_program_is_left),
         cmocka_unit_test(test_superlinear_code_keeps_its_place),
+        cmocka_unit_test(test_basic_mode_slow_placement_is_left),
         cmocka_unit_test(test_big_code_is_averaged),
         cmocka_unit_test(test_small_code_is_not_averaged),
     };

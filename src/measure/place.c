@@ -41,13 +41,24 @@ static int build_pair(const place_job *j, codegen_prog out[2], nb_error *err)
     return 0;
 }
 
-typedef struct harness_time {
+/* A program timed beside the measurement's two: `copies` copies (0: the
+ * harness alone), its ticks and their half-width. */
+typedef struct probe_time {
+    long copies;
     double ticks, hw;
-} harness_time;
+} probe_time;
 
-static bool linear(const place_job *j, const tsc_outcome *to, int c, harness_time h)
+/* Whether the program with the fewer copies costs the one with the more's
+ * less their difference in copies at the difference's rate: the first
+ * program against the harness alone, or (-basic_mode, whose first program
+ * is the harness alone) a program of half the second's copies against the
+ * first. */
+static bool linear(const place_job *j, const tsc_outcome *to, int c, probe_time h)
 {
-    return tsc_linear(to->first[c], (double)j->copies[0], h.ticks, h.hw, to->diff[c],
+    if (h.copies == 0)
+        return tsc_linear(to->first[c], (double)j->copies[0], h.ticks, h.hw, to->diff[c],
+                          j->goal->execs, to->unc[c], j->cp->step);
+    return tsc_linear(h.ticks, (double)h.copies, to->first[c], h.hw, to->diff[c],
                       j->goal->execs, to->unc[c], j->cp->step);
 }
 
@@ -160,15 +171,16 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
         return 0;
     if (big(j))
         return place_mean(j, to, po, c, err);
-    if (j->loops[0] > 0 || j->loops[1] > 0 || j->copies[0] < 1)
+    bool basic = j->copies[0] == 0 && j->copies[1] >= 2;
+    if (j->loops[0] > 0 || j->loops[1] > 0 || (j->copies[0] < 1 && !basic))
         return 0;
     /* programs that cannot be built (memory) leave the first placement's
      * result as it is: a check, not part of the measurement */
+    probe_time h = {.copies = basic ? j->copies[1] / 2 : 0};
     codegen_prog bare;
     nb_error quiet;
-    if (build(j, 0, 0, &bare, &quiet))
+    if (build(j, h.copies, 0, &bare, &quiet))
         return 0;
-    harness_time h;
     h.ticks = tsc_time_program(j->cp, &bare, (size_t)c, HARNESS_RUNS, &h.hw);
     codegen_free(&bare);
     if (linear(j, to, c, h))

@@ -19,9 +19,10 @@
  * two programs is nonlinear anywhere: it costs two more measurements), the
  * first stays, its half-widths widened by how far the other placements'
  * differences lay from it, so that a value the placement moves is flagged.
- * Not with a loop
- * (-loop_count: small code, and the loop's own cost in both) or without
- * copies in the first program (-basic_mode).
+ * With -basic_mode, whose first program is the harness alone, a program
+ * of half the second's copies is timed instead and checked against the
+ * two.  Not with a loop (-loop_count: small code, and the loop's own cost
+ * in both).
  *
  * Code whose copies outgrow the core's L1 instruction cache (PLACE_BIG) is
  * streamed from the L2 and L3, which are indexed by physical address, and
