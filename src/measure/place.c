@@ -7,8 +7,11 @@
 #include "measure/stats.h"
 #include "pmu/tsc_estimate.h"
 
-/* Runs of the program without copies that time the harness. */
+/* Runs of the program that times the harness (or the probe, probe_time). */
 #define HARNESS_RUNS 64
+/* ... no more than this many ticks of them (a long loop: 10,000 iterations
+ * would take 64 x 1.5 times the first program's time). */
+#define PROBE_TICKS 2e6
 
 
 /* The counter whose ticks are the estimated cycles, or -1. */
@@ -41,25 +44,45 @@ static int build_pair(const place_job *j, codegen_prog out[2], nb_error *err)
     return 0;
 }
 
-/* A program timed beside the measurement's two: `copies` copies (0: the
- * harness alone), its ticks and their half-width. */
+/* A program timed beside the measurement's two, `copies` copies in `loops`
+ * iterations: the harness alone (0 copies, no loop), set against the first
+ * program; or one between the two programs, which it is set against the
+ * first of: -basic_mode (the first program is the harness alone) half the
+ * second's copies, -loop_count one and a half times the first's in as many
+ * iterations.  `execs`: its executions of the code beyond the first's. */
 typedef struct probe_time {
-    long copies;
+    long copies, loops;
+    double execs;
     double ticks, hw;
 } probe_time;
 
+/* The probe for job j; false where there is none (no copies to compare: a
+ * loop of one copy, -basic_mode with a loop). */
+static bool probe_for(const place_job *j, probe_time *h)
+{
+    long u = j->copies[0], l = j->loops[1];
+    if (j->loops[0] != l || (u == 0 && l > 0))
+        return false;
+    if (u > 0 && l == 0)
+        *h = (probe_time){.copies = 0};
+    else if (u == 0 && j->copies[1] >= 2)
+        *h = (probe_time){.copies = j->copies[1] / 2, .execs = (double)(j->copies[1] / 2)};
+    else if (u >= 2 && l > 0)
+        *h = (probe_time){.copies = u + u / 2, .loops = l, .execs = (double)(u / 2) * (double)l};
+    else
+        return false;
+    return true;
+}
+
 /* Whether the program with the fewer copies costs the one with the more's
- * less their difference in copies at the difference's rate: the first
- * program against the harness alone, or (-basic_mode, whose first program
- * is the harness alone) a program of half the second's copies against the
- * first. */
+ * less their difference in executions at the difference's rate. */
 static bool linear(const place_job *j, const tsc_outcome *to, int c, probe_time h)
 {
     if (h.copies == 0)
         return tsc_linear(to->first[c], (double)j->copies[0], h.ticks, h.hw, to->diff[c],
                           j->goal->execs, to->unc[c], j->cp->step);
-    return tsc_linear(h.ticks, (double)h.copies, to->first[c], h.hw, to->diff[c],
-                      j->goal->execs, to->unc[c], j->cp->step);
+    return tsc_linear(h.ticks, h.execs, to->first[c], h.hw, to->diff[c], j->goal->execs,
+                      to->unc[c], j->cp->step);
 }
 
 /* Whether the second program's copies outgrow the L1 instruction cache. */
@@ -171,17 +194,20 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
         return 0;
     if (big(j))
         return place_mean(j, to, po, c, err);
-    bool basic = j->copies[0] == 0 && j->copies[1] >= 2;
-    if (j->loops[0] > 0 || j->loops[1] > 0 || (j->copies[0] < 1 && !basic))
+    probe_time h;
+    if (!probe_for(j, &h))
         return 0;
     /* programs that cannot be built (memory) leave the first placement's
      * result as it is: a check, not part of the measurement */
-    probe_time h = {.copies = basic ? j->copies[1] / 2 : 0};
     codegen_prog bare;
     nb_error quiet;
-    if (build(j, h.copies, 0, &bare, &quiet))
+    if (build(j, h.copies, h.loops, &bare, &quiet))
         return 0;
-    h.ticks = tsc_time_program(j->cp, &bare, (size_t)c, HARNESS_RUNS, &h.hw);
+    /* as many runs as PROBE_TICKS holds (a long loop), 8 at least */
+    double est = to->first[c] + h.execs * to->diff[c] / j->goal->execs;
+    double fit = est > 1 ? PROBE_TICKS / est : HARNESS_RUNS;
+    size_t runs = fit >= HARNESS_RUNS ? HARNESS_RUNS : fit <= 8 ? 8 : (size_t)fit;
+    h.ticks = tsc_time_program(j->cp, &bare, (size_t)c, runs, &h.hw);
     codegen_free(&bare);
     if (linear(j, to, c, h))
         return 0;
