@@ -4,7 +4,8 @@
  * program builder and its own statistics.
  *
  *   accuracy_ref CODE_HEX INIT_HEX COPIES0 LOOP0 COPIES1 LOOP1 NORM [SECONDS]
- *     -> "ref <cycles per copy> <half-width> add_ratio <r> imul_ratio <r> calls <n>"
+ *     -> "ref <cycles per copy> <half-width> add_ratio <r> imul_ratio <r> calls <n>
+ *         places <value at each place>"
  *
  * Each program is nanoBench's shape and order (registers set, the init
  * code, the first read of two counters as its generated code reads them,
@@ -31,7 +32,14 @@
  * (bench/accuracy does so by default), the two measured programs are nb's
  * own, byte for byte (its generated code for a tsc group: two counters
  * read with rdtsc), and only the timing, the clock and the statistics stay
- * the reference's.  Throughput-bound code depends on the harness around
+ * the reference's.  They are built at three places in memory (each pair
+ * while the others are mapped), which take turns of 256 pairs of calls
+ * (the first 16 of a turn not kept: the caches warm up); the value printed
+ * is the median place's, the three after "places": where code lies can
+ * slow it (six ADDs x 2,000 copies read 2.1-2.7 cycles at about one place
+ * in 20, and 1.05 where the first program was the slow one), and one
+ * reference call at such a place made the interval a line was judged
+ * against span 1.5..2.7.  Throughput-bound code depends on the harness around
  * it: the front end runs ahead into the copies while the first read
  * serializes, so how far depends on that read's bytes (one NOP in basic
  * mode read 0.14 cycles in the reference's own program and 0.24 in
@@ -60,12 +68,14 @@ static uint8_t *g_area;
 
 #ifdef REF_NB_PROGRAM
 #include "harness/codegen.h"
-static codegen_prog g_nb[2];
+#define PLACES 3
+static codegen_prog g_nb[PLACES][2];
 static uint8_t *g_nb_area[4];
 
 /* nb's program with `copies` copies and `loop`, its registers set as
- * nb's measuring process sets them (every area 1 MiB, the middle). */
-static void build_nb(int r, const uint8_t *code, size_t len, const uint8_t *init,
+ * nb's measuring process sets them (every area 1 MiB, the middle), at
+ * place `at` (built while the earlier places are mapped: other pages). */
+static void build_nb(int at, int r, const uint8_t *code, size_t len, const uint8_t *init,
                      size_t init_len, long copies, long loop)
 {
     for (int i = 0; i < 4; i++)
@@ -86,7 +96,7 @@ static void build_nb(int r, const uint8_t *code, size_t len, const uint8_t *init
         .rsp = (uint64_t)(uintptr_t)(g_nb_area[3] + (1 << 19)),
     };
     nb_error err;
-    if (codegen_build(&p, &g_nb[r], &err)) {
+    if (codegen_build(&p, &g_nb[at][r], &err)) {
         fprintf(stderr, "accuracy_ref: nb's code generator: %s\n", err.message);
         exit(2);
     }
@@ -190,14 +200,15 @@ static double run(const prog *p)
     return (double)(g_slot[6] - g_slot[4]);
 }
 
-/* A call of measured program r. */
-static double run_measured(const prog *m, int r)
+/* A call of measured program r at place `at`. */
+static double run_measured(const prog *m, int at, int r)
 {
 #ifdef REF_NB_PROGRAM
     (void)m;
-    codegen_call(&g_nb[r]);
-    return (double)(g_nb[r].data->m2[0] - g_nb[r].data->m1[0]);
+    codegen_call(&g_nb[at][r]);
+    return (double)(g_nb[at][r].data->m2[0] - g_nb[at][r].data->m1[0]);
 #else
+    (void)at;
     return run(&m[r]);
 #endif
 }
@@ -251,6 +262,17 @@ static double now(void)
 }
 
 #define MAX_CALLS 200000
+#define PLACES_MAX 3
+/* The places take turns of this many pairs of calls, the first PLACE_WARM
+ * of each not kept: calls taking turns one by one ran 2 MB programs at
+ * three places from DRAM (1,000 NOPs read 1,300 cycles). */
+#define PLACE_TURN 256
+#define PLACE_WARM 16
+
+static int place_of(size_t call, int places)
+{
+    return (int)(call / PLACE_TURN % (size_t)places);
+}
 
 int main(int argc, char **argv)
 {
@@ -271,12 +293,18 @@ int main(int argc, char **argv)
     double norm = atof(argv[7]), secs = argc > 8 ? atof(argv[8]) : 0.3;
 
     prog m[2], cal[2][2];
-    for (int r = 0; r < 2; r++) {
+#ifdef REF_NB_PROGRAM
+    const int places = PLACES;
+#else
+    const int places = 1;
+#endif
+    for (int r = 0; r < 2; r++)
         build(&m[r], code, len, init, init_len, copies[r], loops[r]);
 #ifdef REF_NB_PROGRAM
-        build_nb(r, code, len, init, init_len, copies[r], loops[r]);
+    for (int at = 0; at < places; at++)
+        for (int r = 0; r < 2; r++)
+            build_nb(at, r, code, len, init, init_len, copies[r], loops[r]);
 #endif
-    }
     static const uint8_t add[] = {0x48, 0x01, 0xC0}, imul[] = {0x48, 0x0F, 0xAF, 0xC0};
     build(&cal[0][0], add, sizeof add, NULL, 0, 100, 100);
     build(&cal[0][1], add, sizeof add, NULL, 0, 200, 100);
@@ -287,15 +315,18 @@ int main(int argc, char **argv)
     static double t[2][MAX_CALLS], ct[4][MAX_CALLS / 16 + 1];
     size_t n = 0, nc = 0;
     for (int w = 0; w < 10; w++)
-        run_measured(m, 0), run_measured(m, 1);
+        for (int at = 0; at < places; at++)
+            run_measured(m, at, 0), run_measured(m, at, 1);
     double t0 = now();
-    while (n < MAX_CALLS && (n < 200 || now() - t0 < secs)) {
+    /* every place at least one turn */
+    size_t least = places > 1 ? (size_t)places * PLACE_TURN : 200;
+    while (n < MAX_CALLS && (n < least || now() - t0 < secs)) {
         for (int r = 0; r < 2; r++) {
             /* a spin of varying length first: the call starts at every
              * phase of the TSC's steps, so their mean resolves below one */
             for (volatile unsigned d = 0; d < (n * 7 + (size_t)r * 3) % 41; d++)
                 ;
-            t[r][n] = run_measured(m, r);
+            t[r][n] = run_measured(m, place_of(n, places), r);
         }
         if (n % 16 == 0) {
             for (int k = 0; k < 4; k++)
@@ -304,9 +335,6 @@ int main(int argc, char **argv)
         }
         n++;
     }
-    double mean[2], se[2];
-    for (int r = 0; r < 2; r++)
-        window_mean(t[r], n, &mean[r], &se[r]);
     /* the chains' means as the programs', over the same stretch of time:
      * the clock a frequency that moves in the meantime averages to */
     double cm[4], cse[4];
@@ -314,8 +342,32 @@ int main(int argc, char **argv)
         window_mean(ct[k], nc, &cm[k], &cse[k]);
     double ra = (cm[1] - cm[0]) / ops, ri = (cm[3] - cm[2]) / (3 * ops);
     double ratio = ra < ri ? ra : ri;
-    double v = (mean[1] - mean[0]) / norm / ratio;
-    double hw = 3 * sqrt(se[0] * se[0] + se[1] * se[1]) / norm / ratio;
-    printf("ref %.5f %.5f add_ratio %.5f imul_ratio %.5f calls %zu\n", v, hw, ra, ri, n);
+    /* each place's value from its own calls, less the first of each turn */
+    static double at_calls[MAX_CALLS];
+    double v[PLACES_MAX], hw[PLACES_MAX];
+    for (int at = 0; at < places; at++) {
+        double mean[2], se[2];
+        size_t k = 0;
+        for (int r = 0; r < 2; r++) {
+            k = 0;
+            for (size_t i = 0; i < n; i++)
+                if (place_of(i, places) == at && i % PLACE_TURN >= PLACE_WARM)
+                    at_calls[k++] = t[r][i];
+            window_mean(at_calls, k, &mean[r], &se[r]);
+        }
+        v[at] = (mean[1] - mean[0]) / norm / ratio;
+        hw[at] = 3 * sqrt(se[0] * se[0] + se[1] * se[1]) / norm / ratio;
+    }
+    /* the median place: one where the code happened to lie badly (six ADDs
+     * read 2.3-2.7 cycles at about 1 place in 20, 1.5 elsewhere) does not
+     * decide */
+    int med = 0;
+    if (places == 3)
+        med = (v[0] <= v[1]) == (v[1] <= v[2]) ? 1 : (v[1] <= v[0]) == (v[0] <= v[2]) ? 0 : 2;
+    printf("ref %.5f %.5f add_ratio %.5f imul_ratio %.5f calls %zu places", v[med], hw[med], ra,
+           ri, n);
+    for (int at = 0; at < places; at++)
+        printf(" %.5f", v[at]);
+    printf("\n");
     return 0;
 }
