@@ -61,14 +61,16 @@ typedef struct probe_time {
 static bool probe_for(const place_job *j, probe_time *h)
 {
     long u = j->copies[0], l = j->loops[1];
+    /* the copies the probe has beyond the first program's (whole copies) */
+    long more = u > 0 ? u / 2 : j->copies[1] / 2;
     if (j->loops[0] != l || (u == 0 && l > 0))
         return false;
     if (u > 0 && l == 0)
         *h = (probe_time){.copies = 0};
-    else if (u == 0 && j->copies[1] >= 2)
-        *h = (probe_time){.copies = j->copies[1] / 2, .execs = (double)(j->copies[1] / 2)};
-    else if (u >= 2 && l > 0)
-        *h = (probe_time){.copies = u + u / 2, .loops = l, .execs = (double)(u / 2) * (double)l};
+    else if (u == 0 && more >= 1)
+        *h = (probe_time){.copies = more, .execs = (double)more};
+    else if (more >= 1 && l > 0)
+        *h = (probe_time){.copies = u + more, .loops = l, .execs = (double)more * (double)l};
     else
         return false;
     return true;
