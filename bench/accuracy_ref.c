@@ -66,9 +66,11 @@ typedef struct prog {
 static uint64_t g_slot[8];   /* 1-3: parked registers; 4-7: the reads */
 static uint8_t *g_area;
 
+/* Places in memory nb's programs are built at (one for the reference's own). */
+#define PLACES 3
+
 #ifdef REF_NB_PROGRAM
 #include "harness/codegen.h"
-#define PLACES 3
 static codegen_prog g_nb[PLACES][2];
 static uint8_t *g_nb_area[4];
 
@@ -262,7 +264,6 @@ static double now(void)
 }
 
 #define MAX_CALLS 200000
-#define PLACES_MAX 3
 /* The places take turns of this many pairs of calls, the first PLACE_WARM
  * of each not kept: calls taking turns one by one ran 2 MB programs at
  * three places from DRAM (1,000 NOPs read 1,300 cycles). */
@@ -344,7 +345,7 @@ int main(int argc, char **argv)
     double ratio = ra < ri ? ra : ri;
     /* each place's value from its own calls, less the first of each turn */
     static double at_calls[MAX_CALLS];
-    double v[PLACES_MAX], hw[PLACES_MAX];
+    double v[PLACES], hw[PLACES];
     for (int at = 0; at < places; at++) {
         double mean[2], se[2];
         size_t k = 0;

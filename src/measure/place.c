@@ -44,6 +44,22 @@ static int build_pair(const place_job *j, codegen_prog out[2], nb_error *err)
     return 0;
 }
 
+/* Builds another pair while the earlier ones are mapped (other addresses,
+ * other pages), makes it the job's programs and measures them into
+ * *again, measure()'s status in *rc; false where the pair cannot be built
+ * (memory: nothing measured, the programs as they were). */
+static bool measure_elsewhere(const place_job *j, codegen_prog pair[2], tsc_outcome *again,
+                              int *rc, nb_error *err)
+{
+    nb_error quiet;
+    if (build_pair(j, pair, &quiet))
+        return false;
+    *j->prog[0] = pair[0];
+    *j->prog[1] = pair[1];
+    *rc = measure(j->rs, j->warm, j->n, j->cp, j->n_ctr, j->ctr, j->ovf, j->goal, again, err);
+    return true;
+}
+
 /* A program timed beside the measurement's two, `copies` copies in `loops`
  * iterations: the harness alone (0 copies, no loop), set against the first
  * program; or one between the two programs, which it is set against the
@@ -109,7 +125,7 @@ static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, in
     double *s0 = j->rs[0].samples, *first = malloc(bytes), *sum = malloc(part * sizeof *sum);
     codegen_prog pairs[PLACE_MEAN - 1][2], keep[2] = {*j->prog[0], *j->prog[1]};
     double d[PLACE_MEAN][PMU_MAX_GROUP_CTR], u[PLACE_MEAN][PMU_MAX_GROUP_CTR];
-    nb_error quiet;
+    tsc_outcome again;
     int rc = 0;
     size_t built = 0, m = 1;
     if (!first || !sum || !(to->ratio > 0))
@@ -120,13 +136,9 @@ static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, in
         d[0][k] = to->diff[k];
         u[0][k] = to->unc[k];
     }
-    while (built < PLACE_MEAN - 1 && !build_pair(j, pairs[built], &quiet)) {
-        *j->prog[0] = pairs[built][0];
-        *j->prog[1] = pairs[built][1];
+    while (built < PLACE_MEAN - 1 && measure_elsewhere(j, pairs[built], &again, &rc, err)) {
         built++;
-        tsc_outcome again;
-        if ((rc = measure(j->rs, j->warm, j->n, j->cp, j->n_ctr, j->ctr, j->ovf, j->goal, &again,
-                          err)))
+        if (rc)
             break;
         if (!again.logged || !(again.ratio > 0))
             continue;
@@ -218,20 +230,14 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
     if (!kept)
         return 0;   /* not measured again: the first placement's result stands */
     memcpy(kept, j->rs[0].samples, bytes);
-    /* every pair built while the earlier ones are mapped: other addresses,
-     * other pages */
     codegen_prog pairs[PLACE_TRIES][2] = {{*j->prog[0], *j->prog[1]}};
     double spread[PMU_MAX_GROUP_CTR] = {0};
     size_t built = 1, use = 0;
+    tsc_outcome again;
     int rc = 0;
-    while (use == 0 && built < PLACE_TRIES) {
-        if (build_pair(j, pairs[built], &quiet))
-            break;
-        *j->prog[0] = pairs[built][0];
-        *j->prog[1] = pairs[built][1];
+    while (use == 0 && built < PLACE_TRIES &&
+           measure_elsewhere(j, pairs[built], &again, &rc, err)) {
         built++;
-        tsc_outcome again;
-        rc = measure(j->rs, j->warm, j->n, j->cp, j->n_ctr, j->ctr, j->ovf, j->goal, &again, err);
         if (rc)
             break;
         double was = to->diff[c], now = again.diff[c];

@@ -500,11 +500,12 @@ static void drop_unmeasured(bench_result *r)
         r->ev[kept++] = r->ev[i];
     }
     r->n_ev = kept;
-    if (dropped && dropped != said)
+    if (dropped && dropped != said) {
         nb_note("%zu of the event table's default events need a hardware PMU and are not "
                 "shown (nb -cpu_info says why there is none; -config all or -events lists "
                 "them)", dropped);
-    said = dropped ? dropped : said;
+        said = dropped;
+    }
 }
 
 int bench_session_run(bench_session *s, const nb_options *o, const bench_code *c,
