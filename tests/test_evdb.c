@@ -150,7 +150,8 @@ static void test_every_table_has_a_part(void **state)
 }
 
 /* The machines nb has been developed on (a Zen 5 guest, a Zen 4 Genoa
- * guest): each must choose its table by itself. */
+ * guest, an Emerald Rapids guest; Sapphire Rapids, its sibling, beside
+ * it): each must choose its table by itself. */
 static void test_this_machine(void **state)
 {
     (void)state;
@@ -163,6 +164,10 @@ static void test_this_machine(void **state)
     else if (ci.vendor == CPU_VENDOR_AMD && ci.family == 0x19 && ci.model >= 0x10 &&
              ci.model <= 0x1F)
         want = "Zen4";
+    else if (ci.vendor == CPU_VENDOR_INTEL && ci.family == 6 && ci.model == 0xCF)
+        want = "EmeraldRapids";
+    else if (ci.vendor == CPU_VENDOR_INTEL && ci.family == 6 && ci.model == 0x8F)
+        want = "SapphireRapids";
     if (!want) {
         printf("skip: family 0x%x model 0x%x is not a development machine\n", ci.family,
                ci.model);
