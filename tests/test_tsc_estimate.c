@@ -237,6 +237,83 @@ static void test_core_shared(void **state)
     assert_false(tsc_core_shared(0.05, 0.0));
 }
 
+/* Two programs' runs taking turns after two preludes; after prelude 1 the
+ * second program takes `moved` ticks more (what ran before it moved its
+ * cost).  Each a rounded reading at a random phase. */
+static void prelude_fit(double moved, tsc_fit f[2])
+{
+    static double w[2][MAX_RUNS * 2], sc[MAX_RUNS];
+    static uint32_t s[2][MAX_RUNS];
+    static uint8_t k[2][MAX_RUNS], p[2][MAX_RUNS];
+    for (int r = 0; r < 2; r++) {
+        tsc_log l = {.v = w[r], .sample = s[r], .keep = k[r], .prelude = p[r], .cap = MAX_RUNS,
+                     .n_ctr = 2};
+        for (unsigned i = 0; i < 2000; i++) {
+            double x = rounded(r ? 1326.0 + (i % 2 ? moved : 0) : 114.0);
+            double run[2] = {x, x};
+            assert_true(tsc_log_add_after(&l, run, i / 20, i % 2));
+        }
+        tsc_fit_log(&l, 3, STEP, sc, &f[r]);
+        assert_int_equal(f[r].by_kept[0] + f[r].by_kept[1], f[r].kept);
+    }
+}
+
+/* The difference is the mean over the preludes; where they read apart
+ * beyond their noise, by how much (less that noise), and where they read
+ * alike, nothing. */
+static void test_prelude_spread(void **state)
+{
+    (void)state;
+    tsc_fit f[2];
+    double diff;
+    prelude_fit(60, f);
+    double spread = tsc_prelude_spread(f, 0, &diff);
+    assert_true(fabs(diff - (1212 + 30)) <= 3);
+    assert_true(spread > 50 && spread <= 61);
+    prelude_fit(0, f);
+    assert_true(tsc_prelude_spread(f, 0, &diff) < 3);
+    assert_true(fabs(diff - 1212) <= 3);
+    /* no run after prelude 1 (a log without preludes): the plain difference */
+    f[0].by_kept[1] = 0;
+    assert_float_equal(tsc_prelude_spread(f, 0, &diff), 0, 0);
+    assert_float_equal(diff, f[1].mean[0] - f[0].mean[0], 1e-9);
+}
+
+/* Differences of two reads `gap` ticks apart (plus what a read takes,
+ * 22 ticks) on a TSC that shows multiples of `quantum` (fractional: a host's
+ * scaled TSC, 20.96 ticks every 10 ns, now and then one tick off), some
+ * of them an interrupt long. */
+static size_t read_pairs(uint64_t *d, size_t n, double quantum)
+{
+    for (size_t i = 0; i < n; i++) {
+        double t0 = uniform() * 1e6, t1 = t0 + 22 + (double)(i * 37 % 200) * 0.77;
+        d[i] = (uint64_t)(floor(t1 / quantum) * quantum + 0.5) -
+               (uint64_t)(floor(t0 / quantum) * quantum + 0.5);
+        if (i % 97 == 0)
+            d[i] += 40000;   /* an interrupt: left out */
+    }
+    return n;
+}
+
+/* The step is the quantum the readings come in, not the time a read takes:
+ * 2 on a guest whose TSC counts in 2s (its back-to-back reads differ by 22
+ * at least), 21 on a host that advances it by 20.96 every 10 ns, 26 on
+ * another, 1 on a fine TSC. */
+static void test_step_of(void **state)
+{
+    (void)state;
+    static uint64_t d[4000];
+    assert_float_equal(tsc_step_of(d, read_pairs(d, 4000, 2)), 2, 0);
+    assert_float_equal(tsc_step_of(d, read_pairs(d, 4000, 20.96)), 21, 0);
+    assert_float_equal(tsc_step_of(d, read_pairs(d, 4000, 26)), 26, 0);
+    assert_float_equal(tsc_step_of(d, read_pairs(d, 4000, 1)), 1, 0);
+    assert_float_equal(tsc_step_of(d, read_pairs(d, 4000, 3)), 3, 0);
+    /* nothing usable: every difference an interrupt's */
+    for (size_t i = 0; i < 4000; i++)
+        d[i] = 100000;
+    assert_float_equal(tsc_step_of(d, 4000), 1, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +328,8 @@ int main(void)
         cmocka_unit_test(test_linear),
         cmocka_unit_test(test_half_width_and_tolerance),
         cmocka_unit_test(test_core_shared),
+        cmocka_unit_test(test_step_of),
+        cmocka_unit_test(test_prelude_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,7 +94,7 @@ static double raw_uncertainty(const bench_event_result *e, const worker_output *
 /* Whether e is pinned down (see bench_event_result.uncertain); where not,
  * a warning on text output (JSON and CSV carry the flag). */
 static void judge_uncertainty(bench_event_result *e, double norm, double per_copy, bool works,
-                              bool placed, bool text)
+                              const worker_output *ro, bool text)
 {
     if (e->unavailable || !isfinite(e->uncertainty))
         return;
@@ -106,13 +106,18 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
     if (impossible)
         nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
                 "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
+    else if (e->uncertain && e->estimated && ro->prelude_spread * fabs(v) > tsc_tolerance(v))
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (what ran "
+                "right before the code moved its cost by %.0f%%, see the backend line: raise "
+                "-unroll_count or -loop_count)", e->name, v, u, 100 * ro->prelude_spread);
     else if (e->uncertain)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (%s)",
                 e->name, v, u,
-                placed ? "the code's cost depends on where it lies in memory, see the backend "
-                         "line; or the host is busy"
-                       : "the host is busy, or the difference is too small for the clock: "
-                         "raise -unroll_count or -loop_count");
+                ro->placement_averaged
+                    ? "the code's cost depends on where it lies in memory, see the backend "
+                      "line; or the host is busy"
+                    : "the host is busy, or the difference is too small for the clock: "
+                      "raise -unroll_count or -loop_count");
 }
 
 static int add_results(const nb_options *o, const worker_output *ro, size_t group, size_t n,
@@ -151,8 +156,7 @@ static int add_results(const nb_options *o, const worker_output *ro, size_t grou
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;
         e->uncertainty = raw_uncertainty(e, ro, k) / norm;
-        judge_uncertainty(e, norm, per_copy, works, ro->placement_averaged,
-                          o->output == OUTPUT_TEXT);
+        judge_uncertainty(e, norm, per_copy, works, ro, o->output == OUTPUT_TEXT);
         /* -range: the widest per-copy difference the samples allow (second
          * run's min minus first run's max, and the reverse), so the range
          * always contains the aggregate. */
@@ -217,6 +221,8 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.placement_moved = ro->placement_moved;
         r->cal.placement_averaged = ro->placement_averaged;
         r->cal.placement_off = ro->placement_off;
+        r->cal.prelude_spread = ro->prelude_spread;
+        r->cal.tsc_step = ro->tsc_step;
         for (int i = 0; i < 2; i++) {
             r->cal.runs[i] = ro->runs[i];
             r->cal.kept[i] = ro->kept[i];
@@ -676,13 +682,19 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(place, sizeof place, "; the code's cost did not grow with its copies alone, "
                  "at a second place in memory too (%+.0f%% there): the first kept",
                  100 * k->placement_off);
+    /* the preludes moved the value beyond the tolerance's share of it */
+    char prelude[192] = "";
+    if (k->prelude_spread > 0.015)
+        snprintf(prelude, sizeof prelude, "; what ran right before the code moved its cost by "
+                 "%.1f%% (two preludes, their mean printed, their distance in the uncertainty)",
+                 100 * k->prelude_spread);
     char hw[48] = "";
     if (isfinite(k->ticks_per_cycle_hw))
         snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f%s ticks/core cycle "
-             "from %zu calibrations, core ~%.2f GHz%s%s%s%s)",
+             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s)",
              r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->calibrations, k->core_ghz, moved,
-             place, busy, stepped);
+             place, prelude, busy, stepped);
 }
 
 void bench_result_free(bench_result *r)

@@ -101,6 +101,14 @@ typedef struct bench_calibration {
     unsigned placements;
     bool placement_moved, placement_averaged;
     double placement_off;
+    /* How far what ran right before the code moved its estimated cycles:
+     * the distance of the values after the tsc method's two preludes,
+     * beyond their noise, as a fraction of the value (0: not at all; in
+     * the uncertainty). */
+    double prelude_spread;
+    /* The TSC's step: the quantum its readings come in (ticks; 2 on an
+     * Emerald Rapids guest, 21 on a Zen 5 host's guest). */
+    double tsc_step;
     /* The tsc method's work for the clock's group: runs of each program
      * made and kept as undisturbed, passes over the samples (0: none). */
     size_t runs[2], kept[2], passes;

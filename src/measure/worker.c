@@ -268,7 +268,7 @@ static void worker_post(const worker_request *job, bool prepare_only)
     nb_error_clear(&h->err);
     h->debug_text[0] = 0;
     h->n_cal = h->cal_runs = h->restarts = 0;
-    h->clock_moved = h->placement_off = 0;
+    h->clock_moved = h->placement_off = h->prelude_spread = h->tsc_step = 0;
     h->placements = 1;
     h->placement_moved = h->placement_averaged = false;
     h->has_unc = false;
@@ -406,6 +406,7 @@ static const char *result_damage(const worker_request *job, long n)
         !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency) ||
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
+        !finite_ge0(s->prelude_spread) || !finite_ge0(s->tsc_step) ||
         !bool_at(offsetof(shared_hdr, placement_averaged)))
         return "calibration";
     return NULL;
@@ -520,6 +521,8 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->placement_moved = s->placement_moved;
     out->placement_averaged = s->placement_averaged;
     out->placement_off = s->placement_off;
+    out->prelude_spread = s->prelude_spread;
+    out->tsc_step = s->tsc_step;
     out->restarts = s->restarts;
     out->steps = s->steps;
     out->retired = s->retired;

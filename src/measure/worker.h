@@ -107,6 +107,8 @@ typedef struct worker_output {
     bool placement_moved;        /* the second was kept */
     bool placement_averaged;     /* the value is the mean of two places */
     double placement_off;        /* the value at the other, relative to the kept */
+    double prelude_spread;       /* how far the preludes moved the value (a fraction) */
+    double tsc_step;             /* the TSC's step (ticks) */
     /* The tsc method's estimate (has_unc): per counter, second minus first
      * program (the means of their undisturbed runs) and its half-width, in
      * the counter's unit, before normalization; runs made and kept, passes. */

@@ -26,14 +26,65 @@
 #include "pmu/tsc_estimate.h"
 #include "lib/sort.h"
 
-bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample)
+bool tsc_log_add_after(tsc_log *l, const double *v, uint32_t sample, unsigned p)
 {
     if (l->n >= l->cap)
         return false;
     memcpy(l->v + l->n * l->n_ctr, v, l->n_ctr * sizeof *v);
     l->sample[l->n] = sample;
+    if (l->prelude)
+        l->prelude[l->n] = (uint8_t)(p < TSC_PRELUDES ? p : 0);
     l->n++;
     return true;
+}
+
+bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample)
+{
+    return tsc_log_add_after(l, v, sample, 0);
+}
+
+/* The mean and standard error (at least the rounding's, q per run) of
+ * each prelude's kept runs. */
+static void prelude_means(const tsc_log *l, double q, tsc_fit *f)
+{
+    double sum[TSC_PRELUDES][PMU_MAX_GROUP_CTR] = {{0}}, sq[TSC_PRELUDES][PMU_MAX_GROUP_CTR] = {{0}};
+    for (size_t r = 0; r < l->n; r++) {
+        if (!l->keep[r])
+            continue;
+        unsigned p = l->prelude ? l->prelude[r] : 0;
+        f->by_kept[p]++;
+        for (size_t c = 0; c < l->n_ctr; c++) {
+            double x = l->v[r * l->n_ctr + c];
+            sum[p][c] += x;
+            sq[p][c] += x * x;
+        }
+    }
+    for (unsigned p = 0; p < TSC_PRELUDES; p++) {
+        double k = (double)f->by_kept[p];
+        for (size_t c = 0; k > 0 && c < l->n_ctr; c++) {
+            double m = sum[p][c] / k;
+            double var = fmax(0, sq[p][c] / k - m * m) * (k > 1 ? k / (k - 1) : 1);
+            f->by_mean[p][c] = m;
+            f->by_se[p][c] = sqrt(fmax(var, q * q) / k);
+        }
+    }
+}
+
+double tsc_prelude_spread(const tsc_fit f[2], size_t c, double *diff)
+{
+    *diff = f[1].mean[c] - f[0].mean[c];
+    double d[TSC_PRELUDES], se[TSC_PRELUDES], sum = 0;
+    for (unsigned p = 0; p < TSC_PRELUDES; p++) {
+        if (!f[0].by_kept[p] || !f[1].by_kept[p])
+            return 0;
+        d[p] = f[1].by_mean[p][c] - f[0].by_mean[p][c];
+        se[p] = hypot(f[0].by_se[p][c], f[1].by_se[p][c]);
+        sum += d[p];
+    }
+    *diff = sum / TSC_PRELUDES;
+    /* two preludes: their distance less its own noise (one standard
+     * error of it: a difference of noise alone mostly stays below) */
+    return fmax(0, fabs(d[1] - d[0]) - hypot(se[0], se[1]));
 }
 
 /* The sums over the runs every judged counter reads at most max(4 steps,
@@ -91,6 +142,7 @@ void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_
     /* the rounding of a reading to a step: uniform, sd step / sqrt(12),
      * for each of the two reads of a run */
     double q = step / sqrt(6.0);
+    prelude_means(l, q, f);
     double k = (double)f->kept;
     for (size_t c = 0; c < l->n_ctr; c++) {
         f->mean[c] = sum[c] / k;
@@ -197,6 +249,34 @@ bool tsc_linear(double first, double first_execs, double h0, double h0_hw, doubl
     double allow = fmax(TSC_LINEAR_REL * fabs(copies), TSC_LINEAR_STEPS * step) + h0_hw +
                    unc * (1 + first_execs / diff_execs);
     return fabs(first - h0 - copies) <= allow;
+}
+
+/* Whether TSC_STEP_SHARE of the differences lie within `slack` ticks of a
+ * multiple of g. */
+static bool multiples_of(const uint64_t *diff, size_t n, uint64_t g, uint64_t slack)
+{
+    size_t in = 0, all = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (diff[i] == 0 || diff[i] > TSC_STEP_SPAN)
+            continue;
+        uint64_t r = diff[i] % g;
+        all++;
+        in += r <= slack || g - r <= slack;
+    }
+    return all > 0 && (double)in >= TSC_STEP_SHARE * (double)all;
+}
+
+double tsc_step_of(const uint64_t *diff, size_t n)
+{
+    /* within a tick: below 4, every difference is within a tick of a
+     * multiple, so those are judged exactly */
+    for (uint64_t g = TSC_STEP_MAX; g >= 4; g--)
+        if (multiples_of(diff, n, g, 1))
+            return (double)g;
+    for (uint64_t g = 3; g >= 2; g--)
+        if (multiples_of(diff, n, g, 0))
+            return (double)g;
+    return 1;
 }
 
 double tsc_tolerance(double v)

@@ -18,10 +18,16 @@
  * one value in 370 outside its interval. */
 #define TSC_Z 3.0
 
+/* What ran right before a run (tsc_method.c): the tsc method takes turns
+ * of TSC_PRELUDES preludes, and how far the code's cost moves between
+ * them is part of the uncertainty (tsc_prelude_spread). */
+#define TSC_PRELUDES 2
+
 typedef struct tsc_log {
     double *v;           /* [run * n_ctr + c] */
     uint32_t *sample;    /* [run]: the sample the run belongs to */
     uint8_t *keep;       /* [run]: set by tsc_fit */
+    uint8_t *prelude;    /* [run]: its prelude (< TSC_PRELUDES); NULL: all 0 */
     size_t n, cap;       /* runs logged, room for */
     size_t n_ctr;
 } tsc_log;
@@ -39,10 +45,22 @@ typedef struct tsc_fit {
     double ambiguity[PMU_MAX_GROUP_CTR];
     size_t kept, runs;
     double limit;
+    /* the same over the kept runs of each prelude */
+    double by_mean[TSC_PRELUDES][PMU_MAX_GROUP_CTR], by_se[TSC_PRELUDES][PMU_MAX_GROUP_CTR];
+    size_t by_kept[TSC_PRELUDES];
 } tsc_fit;
 
-/* Appends a run (n_ctr readings) to sample i; false when the log is full. */
+/* Appends a run (n_ctr readings) to sample i, after prelude p (l->prelude
+ * set) or prelude 0; false when the log is full. */
 bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample);
+bool tsc_log_add_after(tsc_log *l, const double *v, uint32_t sample, unsigned p);
+
+/* Counter c's difference of two programs (f[1] - f[0]) as the mean of its
+ * difference after each prelude, into *diff, and how far those lie apart
+ * beyond their own noise (ticks, >= 0): how much what ran right before the
+ * code moves its cost.  Where a prelude kept no run of either program, the
+ * difference of the means and 0. */
+double tsc_prelude_spread(const tsc_fit f[2], size_t c, double *diff);
 
 /* Which runs are undisturbed (l->keep) and their means: noise only adds
  * time, so a run is kept when every counter of `judged` (bit c: counter c;
@@ -99,6 +117,20 @@ double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles
 #define TSC_LINEAR_STEPS 8
 bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
                 double diff_execs, double unc, double step);
+
+/* The TSC's step (the quantum its readings are rounded to, ticks) from n
+ * differences of reads taken a varying time apart: the largest step of
+ * 4..TSC_STEP_MAX ticks that TSC_STEP_SHARE of them lie within a tick of a
+ * multiple of (a host's TSC scaled from a 100 MHz reference advances by 21
+ * ticks, now and then 20 or 22), else 3 or 2 where that share are exact
+ * multiples of it, else 1.  Not the smallest difference: that is the time a
+ * read takes where the TSC is fine (22 ticks on an Emerald Rapids guest
+ * whose TSC counts in 2s).  Differences beyond TSC_STEP_SPAN ticks (an
+ * interrupt) are left out. */
+#define TSC_STEP_MAX 64
+#define TSC_STEP_SHARE 0.97
+#define TSC_STEP_SPAN 4096
+double tsc_step_of(const uint64_t *diff, size_t n);
 
 /* The tolerance a value of `v` per copy is held to: max(0.02, 1.5 %). */
 double tsc_tolerance(double v);

@@ -238,6 +238,27 @@ static uint64_t dither(const cal_progs *cp, double spin_per_tick, unsigned j)
     return t;
 }
 
+/* Prelude 1: what a harness written in C runs before it calls the code, a
+ * loop over a counter kept in memory (PRELUDE_LOOPS iterations, ~100
+ * cycles).  Prelude 0 is the dither alone.  What ran right before the code
+ * moves the cost of short throughput-bound code: 100 NOPs read 12.0 TSC
+ * ticks more than the harness after the dither's spin loop, 13.0 after
+ * nothing, 13.8-14.3 after a C loop like this (an Emerald Rapids guest, in
+ * one process, taking turns); six independent ADDs x 100 read 106.9-110.7
+ * after nine different preludes.  Code of more copies hardly moves (a tick
+ * or two in thousands). */
+#define PRELUDE_LOOPS 16
+static void prelude_loop(void)
+{
+    unsigned long slot = 0;
+    __asm__ volatile("1: mov %0, %%rax\n\t"
+                     "add $1, %%rax\n\t"
+                     "mov %%rax, %0\n\t"
+                     "cmp %1, %%rax\n\t"
+                     "jb 1b"
+                     : "+m"(slot) : "r"((unsigned long)PRELUDE_LOOPS) : "rax", "cc", "memory");
+}
+
 /* A run's readings of the clock must lie within the time the call took:
  * otherwise the code did not run between nb's reads (it jumped into the
  * harness, say: one printed RDTSC 717703902385538.88, days of ticks). */
@@ -264,6 +285,7 @@ static size_t inner_runs(const run_state *rs, double ticks, long n, const tsc_wo
     if (want > rs->enough)
         want = rs->enough;
     size_t inner = want >= INNER_MAX ? INNER_MAX : want <= INNER_MIN ? INNER_MIN : (size_t)want;
+    inner += inner % TSC_PRELUDES;   /* as many runs after each prelude */
     if (w->logged && inner * (size_t)n > rs->log.cap)
         inner = rs->log.cap / (size_t)n;
     return inner ? inner : 1;
@@ -302,7 +324,10 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
     }
     size_t runs = cp ? rs->inner : 1;
     for (size_t r = 0; r < runs && w->status == 0; r++) {
+        unsigned prelude = (unsigned)(r % TSC_PRELUDES);
         uint64_t t0 = cp ? dither(cp, w->spin, w->phase++) : 0;
+        if (cp && prelude == 1)
+            prelude_loop();
         rs->run(rs->p, false);
         if (cp) {
             double took = (double)(clock_tsc() - t0);
@@ -324,7 +349,7 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
                                                          : counter_diff(rs->p, w->ctr, c, &w->ovf[c]);
         }
         if (w->logged)
-            tsc_log_add(&rs->log, v, (uint32_t)i);
+            tsc_log_add_after(&rs->log, v, (uint32_t)i, prelude);
         else
             for (size_t c = 0; c < w->n_ctr; c++)
                 tmp[c][r] = v[c];
@@ -396,10 +421,13 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
     double need = 1;
     for (size_t c = 0; c < w->n_ctr; c++) {
         size_t n = rs[0].n;
-        o->diff[c] = f[1].mean[c] - f[0].mean[c];
+        /* the mean over the preludes; how far apart they read, whole:
+         * other code before the program (another harness's) can move it
+         * as far again */
+        o->prelude[c] = tsc_prelude_spread(f, c, &o->diff[c]);
         o->first[c] = f[0].mean[c];
         double amb = f[0].ambiguity[c] + f[1].ambiguity[c];
-        o->unc[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]) + amb;
+        o->unc[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]) + amb + o->prelude[c];
         o->agg_off[c] = fabs(stats_aggregate(rs[1].samples + c * n, n, (nb_agg)g->agg) -
                              stats_aggregate(rs[0].samples + c * n, n, (nb_agg)g->agg) -
                              o->diff[c]);
@@ -418,6 +446,10 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
          * are enough to show the spread (a few slowed runs among 20 can
          * make the window look decisive by chance) */
         if (amb / o->ratio / g->execs > tol && f[0].runs >= TSC_AMBIGUOUS_RUNS)
+            need = INFINITY;
+        /* nor how far the preludes move the code, once it is beyond
+         * their noise (which the spread is net of) */
+        if (o->prelude[c] / o->ratio / g->execs > tol)
             need = INFINITY;
         /* the runs the statistical part needs to come within most of the
          * tolerance: it shrinks with their root (the window's part may not) */
@@ -465,7 +497,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     static double cal_buf[2][TSC_CAL_MAX], cal_a[2][TSC_CAL_MAX], cal_b[2][TSC_CAL_MAX];
     static double logv[2][TSC_LOG_DOUBLES];
     static uint32_t logs[2][TSC_LOG_DOUBLES];
-    static uint8_t logk[2][TSC_LOG_DOUBLES];
+    static uint8_t logk[2][TSC_LOG_DOUBLES], logp[2][TSC_LOG_DOUBLES];
     memset(out, 0, sizeof *out);
     tsc_work w = {.cp = cp, .n_ctr = n_ctr, .ctr = ctr, .ovf = ovf, .err = err,
                   .cal = {cal_buf[0], cal_buf[1]}, .cal_a = {cal_a[0], cal_a[1]},
@@ -484,7 +516,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     size_t cap = TSC_LOG_DOUBLES / (n_ctr ? n_ctr : 1);
     w.logged = (size_t)n <= cap;
     for (int r = 0; r < 2; r++)
-        rs[r].log = (tsc_log){.v = logv[r], .sample = logs[r], .keep = logk[r], .cap = cap,
+        rs[r].log = (tsc_log){.v = logv[r], .sample = logs[r], .keep = logk[r],
+                              .prelude = logp[r], .cap = cap,
                               .n_ctr = n_ctr};
     for (int r = 0; r < 2; r++)
         for (long i = -warm; i < 0; i++)
@@ -528,6 +561,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             break;
         if (more == 0)
             break;
+        if (more % TSC_PRELUDES && more + 1 <= room)
+            more++;   /* as many runs after each prelude */
         rs[0].inner = rs[1].inner = more;
     }
     if (w.status)
@@ -568,14 +603,18 @@ double tsc_time_program(const cal_progs *cp, const codegen_prog *p, size_t c, si
 
 void cal_dither_setup(cal_progs *cp)
 {
-    uint64_t prev = __rdtsc(), step = UINT64_MAX;
-    for (int i = 0; i < 4000; i++) {
-        uint64_t t = __rdtsc();
-        if (t > prev && t - prev < step)
-            step = t - prev;
-        prev = t;
+    /* pairs of reads a varying spin apart (0-199 iterations, a few TSC
+     * steps where they are coarse), so that the differences fall on
+     * several multiples of the step (tsc_step_of) */
+    static uint64_t diff[4000];
+    for (unsigned i = 0; i < sizeof diff / sizeof diff[0]; i++) {
+        unsigned long k = (i * 37u) % 200u + 1;
+        uint64_t t0 = __rdtsc();
+        __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k) : : "cc");
+        uint64_t t1 = __rdtsc();
+        diff[i] = t1 - t0;
     }
-    cp->step = step == UINT64_MAX ? 1 : (double)step;
+    cp->step = tsc_step_of(diff, sizeof diff / sizeof diff[0]);
 }
 
 /* Busy-wait SPIN_NS so the core leaves any idle frequency, timing the TSC on

@@ -133,6 +133,9 @@ typedef struct tsc_outcome {
      * runs (ticks), its half-width (TSC_Z standard errors), and how far the
      * difference of the samples' aggregates (the printed value) lies from it. */
     double diff[PMU_MAX_GROUP_CTR], unc[PMU_MAX_GROUP_CTR], agg_off[PMU_MAX_GROUP_CTR];
+    /* how far the difference read after each prelude lay apart beyond their
+     * noise (ticks; tsc_prelude_spread), in unc */
+    double prelude[PMU_MAX_GROUP_CTR];
     double first[PMU_MAX_GROUP_CTR];    /* the first program's mean (ticks) */
     size_t runs[2], kept[2];         /* runs made and kept per program */
     size_t passes;
