@@ -15,12 +15,14 @@
  * pairs and 21 between these reads).  (Repeating it
  * inside one call is not the same code: 2,000 straight NOPs ran at 8 a
  * cycle when looped over and at 4 when run once from a call, on a Zen 5
- * guest.)  The two programs are called alternately for SECONDS (default
- * 0.03), thousands of times, each call after a spin of varying length so
- * that calls start at every phase of the TSC's coarse steps and their mean
- * resolves below one; a call's time is kept when within max(100 ticks,
- * 10 %) of the median (an interrupt or a preemption drops out).  The clock:
- * every 16 calls, two pairs of loops whose difference is 10,000 chained ADDs
+ * guest.)  The two programs are called in nanoBench's order for SECONDS
+ * (default 0.3), thousands of times: 5 calls of the first not kept and 10
+ * kept, then the same of the second, again and again (see RUN_WARM), each
+ * call after a spin of varying length so that calls start at every phase
+ * of the TSC's coarse steps and their mean resolves below one; a call's
+ * time is kept when within max(100 ticks, 10 %) of the median (an
+ * interrupt or a preemption drops out).  The clock: after every such
+ * round, two pairs of loops whose difference is 10,000 chained ADDs
  * (1 cycle) and IMULs (3), their means kept the same way (over the same
  * stretch as the programs, so a frequency that moves averages alike), the
  * smaller of the two ratios (a chain can only be slowed).  The half-width is three
@@ -33,8 +35,8 @@
  * own, byte for byte (its generated code for a tsc group: two counters
  * read with rdtsc), and only the timing, the clock and the statistics stay
  * the reference's.  They are built at three places in memory (each pair
- * while the others are mapped), which take turns of 256 pairs of calls
- * (the first 16 of a turn not kept: the caches warm up); the value printed
+ * while the others are mapped), which take turns of 16 rounds (the first
+ * of a turn not kept: the caches warm up); the value printed
  * is the median place's, the three after "places": where code lies can
  * slow it (six ADDs x 2,000 copies read 2.1-2.7 cycles at about one place
  * in 20, and 1.05 where the first program was the slow one), and one
@@ -264,16 +266,20 @@ static double now(void)
 }
 
 #define MAX_CALLS 200000
-/* The places take turns of this many pairs of calls, the first PLACE_WARM
- * of each not kept: calls taking turns one by one ran 2 MB programs at
- * three places from DRAM (1,000 NOPs read 1,300 cycles). */
-#define PLACE_TURN 256
-#define PLACE_WARM 16
-
-static int place_of(size_t call, int places)
-{
-    return (int)(call / PLACE_TURN % (size_t)places);
-}
+/* nanoBench's order: a round is RUN_WARM calls of the first program not
+ * kept, RUN_KEEP kept (its warm_up_count and n_measurements defaults), then
+ * the same of the second.  Calling the two alternately is not how nanoBench
+ * runs them, and code near the L2's size costs what ran before it: 1,000
+ * NOPs x 1,000 and x 2,000 copies (1 and 2 MB) read 216 cycles per 1,000
+ * NOPs called alternately, 202 four calls in a row and 180 forty in a row,
+ * on an Emerald Rapids guest with 2 MB of L2 (nb read 185).  Small code
+ * read alike either way. */
+#define RUN_WARM 5
+#define RUN_KEEP 10
+/* The places take turns of this many rounds, the first of each not kept:
+ * calls taking turns one by one ran 2 MB programs at three places from
+ * DRAM (1,000 NOPs read 1,300 cycles). */
+#define PLACE_TURN 16
 
 int main(int argc, char **argv)
 {
@@ -313,28 +319,34 @@ int main(int argc, char **argv)
     build(&cal[1][1], imul, sizeof imul, NULL, 0, 200, 100);
     const double ops = 100.0 * 100.0;
 
-    static double t[2][MAX_CALLS], ct[4][MAX_CALLS / 16 + 1];
-    size_t n = 0, nc = 0;
+    static double t[PLACES][2][MAX_CALLS], ct[4][MAX_CALLS / 16 + 1];
+    size_t n = 0, nc = 0, rounds = 0, kept[PLACES][2] = {{0}};
     for (int w = 0; w < 10; w++)
         for (int at = 0; at < places; at++)
             run_measured(m, at, 0), run_measured(m, at, 1);
     double t0 = now();
     /* every place at least one turn */
-    size_t least = places > 1 ? (size_t)places * PLACE_TURN : 200;
-    while (n < MAX_CALLS && (n < least || now() - t0 < secs)) {
-        for (int r = 0; r < 2; r++) {
-            /* a spin of varying length first: the call starts at every
-             * phase of the TSC's steps, so their mean resolves below one */
-            for (volatile unsigned d = 0; d < (n * 7 + (size_t)r * 3) % 41; d++)
-                ;
-            t[r][n] = run_measured(m, place_of(n, places), r);
-        }
-        if (n % 16 == 0) {
+    size_t least = (size_t)places * PLACE_TURN;
+    while (n + 2 * (RUN_WARM + RUN_KEEP) <= MAX_CALLS && (rounds < least || now() - t0 < secs)) {
+        int at = (int)(rounds / PLACE_TURN % (size_t)places);
+        bool keep = rounds % PLACE_TURN != 0;
+        for (int r = 0; r < 2; r++)
+            for (int i = 0; i < RUN_WARM + RUN_KEEP; i++) {
+                /* a spin of varying length first: the call starts at every
+                 * phase of the TSC's steps, so their mean resolves below one */
+                for (volatile unsigned d = 0; d < (n * 7 + (size_t)r * 3) % 41; d++)
+                    ;
+                double x = run_measured(m, at, r);
+                n++;
+                if (keep && i >= RUN_WARM)
+                    t[at][r][kept[at][r]++] = x;
+            }
+        if (nc < MAX_CALLS / 16) {
             for (int k = 0; k < 4; k++)
                 ct[k][nc] = run(&cal[k / 2][k % 2]);
             nc++;
         }
-        n++;
+        rounds++;
     }
     /* the chains' means as the programs', over the same stretch of time:
      * the clock a frequency that moves in the meantime averages to */
@@ -343,19 +355,12 @@ int main(int argc, char **argv)
         window_mean(ct[k], nc, &cm[k], &cse[k]);
     double ra = (cm[1] - cm[0]) / ops, ri = (cm[3] - cm[2]) / (3 * ops);
     double ratio = ra < ri ? ra : ri;
-    /* each place's value from its own calls, less the first of each turn */
-    static double at_calls[MAX_CALLS];
+    /* each place's value from its own kept calls */
     double v[PLACES], hw[PLACES];
     for (int at = 0; at < places; at++) {
         double mean[2], se[2];
-        size_t k = 0;
-        for (int r = 0; r < 2; r++) {
-            k = 0;
-            for (size_t i = 0; i < n; i++)
-                if (place_of(i, places) == at && i % PLACE_TURN >= PLACE_WARM)
-                    at_calls[k++] = t[r][i];
-            window_mean(at_calls, k, &mean[r], &se[r]);
-        }
+        for (int r = 0; r < 2; r++)
+            window_mean(t[at][r], kept[at][r], &mean[r], &se[r]);
         v[at] = (mean[1] - mean[0]) / norm / ratio;
         hw[at] = 3 * sqrt(se[0] * se[0] + se[1] * se[1]) / norm / ratio;
     }
