@@ -246,7 +246,7 @@ bool tsc_linear(double first, double first_execs, double h0, double h0_hw, doubl
     if (!(first_execs >= 1) || !(diff_execs >= 1))
         return true;   /* nothing to compare */
     double copies = first_execs * diff / diff_execs;
-    double allow = fmax(TSC_LINEAR_REL * fabs(copies), TSC_LINEAR_STEPS * step) + h0_hw +
+    double allow = fmax(TSC_LINEAR_REL * fabs(copies), fmax(TSC_LINEAR_STEPS * step, TSC_LINEAR_TICKS)) + h0_hw +
                    unc * (1 + first_execs / diff_execs);
     return fabs(first - h0 - copies) <= allow;
 }

@@ -108,13 +108,18 @@ double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles
  * half-width `h0_hw`) and those executions at the difference's rate
  * (`diff` ticks over `diff_execs`, half-width `unc`) make: for code whose
  * cost is its copies', they are, within max(TSC_LINEAR_REL of the copies'
- * part, TSC_LINEAR_STEPS TSC steps) and the half-widths.  Not where the
+ * part, TSC_LINEAR_STEPS TSC steps, TSC_LINEAR_TICKS) and the half-widths
+ * (the floor in ticks: what a run's start costs moves by that much where
+ * the TSC is fine, 2 ticks on an Emerald Rapids guest, and 8 of its steps
+ * re-placed 15-byte NOPs x 1,000 at the L1 instruction cache's edge, whose
+ * programs read alike at every place, three times a line).  Not where the
  * code lay badly in memory (6 ADDs x 1,000 copies read 0.26-0.44 cycles a
  * copy in about 3 of 100 processes, the first program slowed; x 2,000
  * copies 2.2-2.8, the second slowed), nor where it outgrows a cache
  * between the two programs. */
 #define TSC_LINEAR_REL 0.05
 #define TSC_LINEAR_STEPS 8
+#define TSC_LINEAR_TICKS 160.0
 bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
                 double diff_execs, double unc, double step);
 

@@ -17,8 +17,9 @@
  * chain's short and long program runs are judged as the benchmark's
  * (tsc_chain_fit), and the samples are divided by the clock found.
  *
- * Runs: every run is dithered over a TSC step (dither()), checked for an
- * impossible reading, and logged; the estimate over all of them
+ * Runs: every run is dithered over a TSC step (dither()), every other one
+ * after a second prelude (prelude_loop()), checked for an impossible
+ * reading, and logged; the estimate over all of them
  * (tsc_estimate.h) keeps the undisturbed ones and says how uncertain the
  * difference of the two programs is, and measure() makes further passes
  * while it is not within the tolerance (tsc_goal).  Where the samples are
@@ -231,7 +232,10 @@ static uint64_t dither(const cal_progs *cp, double spin_per_tick, unsigned j)
     uint64_t t0 = __rdtsc(), t;
     while ((t = __rdtsc()) == t0)
         ;
-    double frac = fmod((double)j * 0.6180339887498949, 1.0);
+    /* j times the golden ratio, mod 1, in fixed point: no call into libm
+     * between two runs (its code competes for the L1 instruction cache
+     * with code of the cache's size) */
+    double frac = (double)((uint64_t)j * UINT64_C(0x9E3779B97F4A7C15) >> 11) * 0x1p-53;
     unsigned long k = (unsigned long)(frac * cp->step * spin_per_tick);
     if (k)
         __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k) : : "cc");

@@ -165,7 +165,8 @@ typedef struct run_state {
  * is known, not searched).  0 or a negative status with *err filled. */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err);
 void cal_points(const cal_progs *cp, double *v, size_t n);
-/* The TSC's step (cal_progs.step), measured once. */
+/* The TSC's step (cal_progs.step: tsc_step_of over reads a varying spin
+ * apart), measured once. */
 void cal_dither_setup(cal_progs *cp);
 /* The warm-up and kept samples of both programs (cp NULL: no calibration,
  * goal and out unused).  0, or NB_EFAULT with *err filled where a reading
