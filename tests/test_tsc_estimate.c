@@ -208,6 +208,9 @@ static void test_linear(void **state)
     assert_true(tsc_linear(87 + 15 + 100, 100, 87, 3, 15, 100, 2, STEP));
     assert_true(tsc_linear(87 + 9000 + 400, 10000, 87, 3, 9000, 10000, 10, STEP));
     assert_false(tsc_linear(87 + 9000 + 600, 10000, 87, 3, 9000, 10000, 10, STEP));
+    /* a fine TSC (2-tick steps): the floor is TSC_LINEAR_TICKS, not 8 steps */
+    assert_true(tsc_linear(87 + 15 + 150, 100, 87, 3, 15, 100, 2, 2.0));
+    assert_false(tsc_linear(87 + 15 + 200, 100, 87, 3, 15, 100, 2, 2.0));
     /* -basic_mode: no copies in the first program, nothing to compare */
     assert_true(tsc_linear(87, 0, 87, 3, 900, 1000, 10, STEP));
 }
