@@ -121,6 +121,25 @@ static void test_window_ambiguity(void **state)
     assert_true(f.ambiguity[0] < 1);
 }
 
+/* A short program on a fine TSC (2-tick steps): runs a quarter slow now
+ * and then stay inside the window's floor (TSC_WINDOW_TICKS), as they do in
+ * a long program's window; an interrupt does not. */
+static void test_window_floor(void **state)
+{
+    (void)state;
+    tsc_log l = {.v = v, .sample = smp, .keep = keep, .cap = MAX_RUNS, .n_ctr = 2};
+    for (int r = 0; r < 400; r++) {
+        double x = r % 5 == 4 ? 125 : r == 7 ? 4000 : 100;
+        double run[2] = {x, x};
+        tsc_log_add(&l, run, (uint32_t)(r % 10));
+    }
+    tsc_fit f;
+    tsc_fit_log(&l, 3, 2.0, scratch, &f);
+    assert_int_equal(f.kept, 399);
+    assert_false(l.keep[7]);
+    assert_float_equal(f.mean[0], (319 * 100.0 + 80 * 125.0) / 399, 1e-9);
+}
+
 /* An interrupt between the two counters' reads of a run hits one of them
  * only: the run is dropped for both. */
 static void test_each_clock_read_is_judged(void **state)
@@ -325,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_sample_spoiled_entirely_gets_the_mean),
         cmocka_unit_test(test_each_clock_read_is_judged),
         cmocka_unit_test(test_window_ambiguity),
+        cmocka_unit_test(test_window_floor),
         cmocka_unit_test(test_log_full),
         cmocka_unit_test(test_chain_fit),
         cmocka_unit_test(test_clock_drift),

@@ -6,7 +6,8 @@
  * program's cache traffic.  Nothing makes a run faster than the code runs.
  * So the undisturbed runs are the lowest ones, and the estimate of a
  * program is the mean of the runs near the bottom: within max(4 TSC steps,
- * 10 %: TSC_WINDOW) above the lowest quarter of all its runs.  The lowest quarter and
+ * TSC_WINDOW_TICKS, 10 %: TSC_WINDOW) above the lowest quarter of all its
+ * runs.  The lowest quarter and
  * not the minimum: a TSC step makes single readings one step low, and some
  * code has rare fast runs of its own.  4 steps cover the two readings a
  * step rounds a run to; 10 % the code's own run-to-run variation, which a
@@ -87,6 +88,13 @@ double tsc_prelude_spread(const tsc_fit f[2], size_t c, double *diff)
     return fmax(0, fabs(d[1] - d[0]) - hypot(se[0], se[1]));
 }
 
+/* The narrowest a program's window is (ticks): 4 TSC steps, and never
+ * below TSC_WINDOW_TICKS. */
+static double window_floor(double step)
+{
+    return fmax(4 * step, TSC_WINDOW_TICKS);
+}
+
 /* The sums over the runs every judged counter reads at most max(4 steps,
  * rel) above its lowest quarter (low[c]) at; how many; which (keep, if
  * not NULL). */
@@ -95,7 +103,8 @@ static size_t window_sums(const tsc_log *l, uint32_t judged, const double *low, 
 {
     double limit[PMU_MAX_GROUP_CTR];
     for (size_t c = 0; c < l->n_ctr; c++) {
-        limit[c] = judged >> c & 1 ? low[c] + fmax(4 * step, rel * fabs(low[c])) : INFINITY;
+        limit[c] = judged >> c & 1 ? low[c] + fmax(window_floor(step), rel * fabs(low[c]))
+                                   : INFINITY;
         sum[c] = sq[c] = 0;
     }
     size_t kept = 0;
@@ -132,7 +141,7 @@ void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_
         sort_doubles(scratch, l->n);
         low[c] = scratch[(l->n - 1) / 4];
     }
-    f->limit = low[0] + fmax(4 * step, TSC_WINDOW * fabs(low[0]));
+    f->limit = low[0] + fmax(window_floor(step), TSC_WINDOW * fabs(low[0]));
     double sum[PMU_MAX_GROUP_CTR], sq[PMU_MAX_GROUP_CTR];
     f->kept = window_sums(l, judged, low, step, TSC_WINDOW, sum, sq, l->keep);
     if (f->kept == 0) {   /* no run below every bound at once: judge none */

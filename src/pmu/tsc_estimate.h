@@ -35,8 +35,16 @@ typedef struct tsc_log {
 /* One program: the mean of its kept runs per counter and its standard
  * error; the runs kept, of how many; the longest reading kept. */
 /* The window above the lowest quarter of the runs that holds the
- * undisturbed ones (at least 4 TSC steps). */
+ * undisturbed ones (at least 4 TSC steps, and TSC_WINDOW_TICKS: on a fine
+ * TSC a tenth of a short program, -basic_mode's harness alone, is 10
+ * ticks, narrow enough to drop runs a host slows by a quarter now and then
+ * while the second program's window keeps their like, so that the two are
+ * not judged alike; 80 is what 4 steps of the coarse TSCs came to, which
+ * an interrupt, thousands of ticks, still lies far beyond.  Batch lines on
+ * an Emerald Rapids guest: 21 of 1,800 beyond their uncertainty with it,
+ * 39 without, in the same run). */
 #define TSC_WINDOW 0.1
+#define TSC_WINDOW_TICKS 80.0
 
 typedef struct tsc_fit {
     double mean[PMU_MAX_GROUP_CTR];
