@@ -8,7 +8,8 @@
 #        few seconds apart (a host's neighbours on the core come and go
 #        within seconds, and slow the vector units apart from the ALUs: a
 #        PSHUFB chain read 2.23 by hand three times in a row while the sweep
-#        had read 2.00).  A host too busy to judge (an ADD or a PADDD
+#        had read 2.00); or the chain by hand lies within the uncertainty
+#        nb stated for it where it flagged it as not pinned down.  A host too busy to judge (an ADD or a PADDD
 #        chain, the median of three, more than 4% off a whole number of
 #        cycles) makes the test skip.
 #   emu  every chain the sweep measured for those forms, run under the
@@ -76,15 +77,25 @@ def run(args):
     return p.returncode, p.stdout, p.stderr
 
 
-def cycles(code, init, per=1.0):
+def measured(code, init, per=1.0):
     # 100 copies, as the sweep keeps its runs short: runs of ~100k cycles
-    # and more read several percent high at times on a busy VM's clock
+    # and more read several percent high at times on a busy VM's clock.
+    # The value and, where nb flagged it as not pinned down, its stated
+    # uncertainty (0 where it did not)
     rc, out, err = run(["-backend", "tsc", "-config", "/dev/null", "-asm", code, "-asm_init", init,
-                        "-unroll_count", "100"])
-    m = re.search(r"^CORE_CYCLES: (-?[0-9.]+)", out, re.M)
-    if rc or not m:
+                        "-unroll_count", "100", "-output", "json"])
+    try:
+        ev = {e["name"]: e for e in json.loads(out.splitlines()[0])["events"]}["CORE_CYCLES"]
+    except (IndexError, KeyError, ValueError):
+        ev = None
+    if rc or not ev or ev["value"] is None:
         sys.exit(f"FAIL: nb -asm '{code}': exit {rc}: {out.strip()} {err.strip()}")
-    return float(m.group(1)) / per
+    unc = ev["uncertainty"] if ev["flags"]["uncertain"] else 0.0
+    return ev["value"] / per, unc / per
+
+
+def cycles(code, init, per=1.0):
+    return measured(code, init, per)[0]
 
 
 def busy():
@@ -95,11 +106,21 @@ def busy():
 
 
 def hand(case):
+    # the value, and how far nb said it may be off where it flagged it
     form, what, code, init, per, sub = case
-    v = cycles(code, init, per)
+    v, u = measured(code, init, per)
     if sub:
-        v -= cycles(sub, init)
-    return v
+        w, wu = measured(sub, init)
+        v, u = v - w, u + wu
+    return v, u
+
+
+def agree(got, want, unc):
+    # within 5 % or 0.1 cycles; or, where nb flagged the chain built by hand
+    # as not pinned down, within the uncertainty it stated for it (a
+    # 256-bit FMA chain read 3.89-3.92 +/- 0.15-0.24 by hand on an Emerald
+    # Rapids guest, its two preludes 2 % apart, against the sweep's 4.00)
+    return abs(got - want) <= max(0.1, 0.05 * want, unc)
 
 
 def sweep(forms):
@@ -134,9 +155,9 @@ cases = [c for c in CASES if have_avx2() or not c[0].startswith("v")]
 rows = sweep(sorted({c[0] for c in cases}))
 bad = []
 for c in cases:
-    got, want = value(rows[c[0]], c[1]), hand(c)
+    got, (want, unc) = value(rows[c[0]], c[1]), hand(c)
     rounds = 0
-    while abs(got - want) > max(0.1, 0.05 * want) and rounds < 3:
+    while not agree(got, want, unc) and rounds < 3:
         # again: the median of three on each side (a busy host's single
         # runs stray, both ways: the clock's calibration too), a few seconds
         # on where this is not the first time
@@ -144,9 +165,10 @@ for c in cases:
             time.sleep(3)
         rounds += 1
         got = sorted([got] + [value(sweep([c[0]])[c[0]], c[1]) for _ in range(2)])[1]
-        want = sorted([want] + [hand(c) for _ in range(2)])[1]
-    if abs(got - want) > max(0.1, 0.05 * want):
-        bad.append(f"{c[0]} {c[1]}: sweep {got:.2f}, by hand {want:.2f} ({c[2]})")
+        want, unc = sorted([(want, unc)] + [hand(c) for _ in range(2)])[1]
+    if not agree(got, want, unc):
+        bad.append(f"{c[0]} {c[1]}: sweep {got:.2f}, by hand {want:.2f}"
+                   f"{f' +/- {unc:.2f}' if unc else ''} ({c[2]})")
 if bad:
     if busy()[0]:
         print("skip: host became too busy to judge timing")
