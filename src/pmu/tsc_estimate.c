@@ -44,6 +44,17 @@ bool tsc_log_add(tsc_log *l, const double *v, uint32_t sample)
     return tsc_log_add_after(l, v, sample, 0);
 }
 
+/* The mean of k readings from their sum and sum of squares, and its
+ * standard error: from the sample variance (n-1), at least the rounding's
+ * (q per reading). */
+static double mean_se(double sum, double sq, double k, double q, double *se)
+{
+    double m = sum / k;
+    double var = fmax(0, sq / k - m * m) * (k > 1 ? k / (k - 1) : 1);
+    *se = sqrt(fmax(var, q * q) / k);
+    return m;
+}
+
 /* The mean and standard error (at least the rounding's, q per run) of
  * each prelude's kept runs. */
 static void prelude_means(const tsc_log *l, double q, tsc_fit *f)
@@ -62,12 +73,8 @@ static void prelude_means(const tsc_log *l, double q, tsc_fit *f)
     }
     for (unsigned p = 0; p < TSC_PRELUDES; p++) {
         double k = (double)f->by_kept[p];
-        for (size_t c = 0; k > 0 && c < l->n_ctr; c++) {
-            double m = sum[p][c] / k;
-            double var = fmax(0, sq[p][c] / k - m * m) * (k > 1 ? k / (k - 1) : 1);
-            f->by_mean[p][c] = m;
-            f->by_se[p][c] = sqrt(fmax(var, q * q) / k);
-        }
+        for (size_t c = 0; k > 0 && c < l->n_ctr; c++)
+            f->by_mean[p][c] = mean_se(sum[p][c], sq[p][c], k, q, &f->by_se[p][c]);
     }
 }
 
@@ -152,15 +159,8 @@ void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_
      * for each of the two reads of a run */
     double q = step / sqrt(6.0);
     prelude_means(l, q, f);
-    double k = (double)f->kept;
-    for (size_t c = 0; c < l->n_ctr; c++) {
-        f->mean[c] = sum[c] / k;
-        double var = fmax(0, sq[c] / k - f->mean[c] * f->mean[c]);
-        /* the sample variance (n-1), the rounding's at least */
-        if (f->kept > 1)
-            var *= k / (k - 1);
-        f->se[c] = sqrt(fmax(var, q * q) / k);
-    }
+    for (size_t c = 0; c < l->n_ctr; c++)
+        f->mean[c] = mean_se(sum[c], sq[c], (double)f->kept, q, &f->se[c]);
     /* where the runs do not fall into one cluster and the disturbed ones
      * apart, the window decides the mean: how much a narrower or a wider
      * one would move it is an uncertainty of its own */
@@ -211,10 +211,7 @@ static double window_mean(const double *v, size_t n, double step, double rel, do
             sq += v[i] * v[i];
             k++;
         }
-    double mean = sum / (double)k, q = step / sqrt(6.0);
-    double var = k > 1 ? fmax(0, sq / (double)k - mean * mean) * (double)k / (double)(k - 1) : 0;
-    *se = sqrt(fmax(var, q * q) / (double)k);
-    return mean;
+    return mean_se(sum, sq, (double)k, step / sqrt(6.0), se);
 }
 
 double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, double step,
