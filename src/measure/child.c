@@ -495,9 +495,7 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->cal_runs = to->cal_runs;
     h->cal_run[0] = h->cal_run[1] = ratio;
     h->cal_hw = to->ratio_hw;
-    h->alu_slowdown = to->n_add ? to->add_ratio / ratio - 1 : 0;
-    h->alu_slowdown_hw = to->n_add && to->chain != 0 ? (to->add_ratio_hw + to->ratio_hw) / ratio
-                                                     : 0;
+    h->alu_slowdown = tsc_alu_slowdown(to, &h->alu_slowdown_hw);
     h->clock_moved = to->drift / ratio;
     h->restarts = to->restarts;
     h->has_unc = to->logged;

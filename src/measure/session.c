@@ -100,12 +100,21 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
         return;
     double v = e->value * norm / per_copy, u = e->uncertainty * norm / per_copy;
     bool impossible = e->estimated && works && v + u < 0;
-    e->uncertain = u > tsc_tolerance(v) || impossible;
+    /* another thread used the core even after starting over: the code ran
+     * slower by what it shares with it, which the ADD chain's slowdown
+     * does not tell (a 1 % slower ADD chain beside 1.5-2.3 times slower
+     * NOPs), so the interval holds only where nothing shared the core */
+    bool shared = e->estimated && tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw);
+    e->uncertain = u > tsc_tolerance(v) || impossible || shared;
     if (!text)
         return;
     if (impossible)
         nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
                 "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
+    else if (shared)
+        nb_warn("%s: %.4f +/- %.4f per copy: measured while another thread shared the core "
+                "(see the backend line), which slows code by what the two share: an upper "
+                "bound; measure again when the core is quiet", e->name, v, u);
     else if (e->uncertain && e->estimated && ro->prelude_spread * fabs(v) > tsc_tolerance(v))
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (what ran "
                 "right before the code moved its cost by %.0f%%, see the backend line: raise "

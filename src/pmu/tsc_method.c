@@ -543,9 +543,13 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         out->logged = true;
         bool pinned = estimate(rs, &w, goal, out);
         bool in_budget = (double)(clock_tsc() - t0) <= goal->budget_ticks;
-        if (out->drift > 0 && in_budget && out->restarts < TSC_RESTARTS) {
-            /* the clock moved: start over rather than mix runs and a clock
-             * from different stretches */
+        double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
+        if ((out->drift > 0 || tsc_core_shared(slow, slow_hw)) && in_budget &&
+            out->restarts < TSC_RESTARTS) {
+            /* the clock moved, or another thread used the core (which
+             * slows the code by what it shares, unknown): start over rather
+             * than mix runs and a clock from different stretches; the
+             * neighbour may be gone */
             out->restarts++;
             rs[0].log.n = rs[1].log.n = 0;
             w.n_cal[0] = w.n_cal[1] = 0;
@@ -582,7 +586,22 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         out->ratio_hw = INFINITY;
         out->n_cal = out->n_add = out->cal_runs = 1;
     }
+    /* code that shares the core's ALUs with another thread runs as much
+     * slower as the ADD chain did, or more (then its value is flagged: see
+     * tsc_core_shared): an ADD pair read 2.03-2.04 +/- 0.025 while the
+     * chain ran 0.7-1.6 % slow */
+    double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
+    for (size_t c = 0; c < n_ctr && out->logged; c++)
+        if (ctr[c].tsc_cycles)
+            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]);
     return 0;
+}
+
+double tsc_alu_slowdown(const tsc_outcome *o, double *hw)
+{
+    bool compared = o->n_add && o->chain != 0 && o->ratio > 0;
+    *hw = compared ? (o->add_ratio_hw + o->ratio_hw) / o->ratio : 0;
+    return compared ? o->add_ratio / o->ratio - 1 : 0;
 }
 
 double tsc_time_program(const cal_progs *cp, const codegen_prog *p, size_t c, size_t runs,

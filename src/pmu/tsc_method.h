@@ -94,7 +94,8 @@ typedef struct cal_progs {
 /* How long measuring again may take, after the first pass (tsc_goal). */
 #define TSC_BUDGET_NS 200e6
 /* Times a measurement starts over where the clock moved while it ran
- * (tsc_clock_drift), within the budget. */
+ * (tsc_clock_drift), or another thread shared the core (tsc_core_shared),
+ * within the budget. */
 #define TSC_RESTARTS 2
 /* Runs of a program after which a window that still decides the estimate
  * (tsc_fit.ambiguity) beyond the tolerance stops measuring again. */
@@ -174,6 +175,10 @@ void cal_dither_setup(cal_progs *cp);
 int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
             const pmu_counter *ctr, bool *ovf, const tsc_goal *goal, tsc_outcome *out,
             nb_error *err);
+/* How much slower the ADD chain ran than the clock o used implies (a
+ * fraction), and its half-width in *hw (0 where the ADD chain is the clock,
+ * or did not run: nothing compared); see tsc_core_shared. */
+double tsc_alu_slowdown(const tsc_outcome *o, double *hw);
 /* Program p's ticks (counter c's reading, an rdtsc one) over `runs`
  * dithered runs (at most TSC_TIME_RUNS): the mean of the undisturbed ones
  * (tsc_fit_log) and its half-width (TSC_Z standard errors). */
