@@ -62,7 +62,10 @@ typedef struct bench_event_result {
     /* The value is not pinned down: its uncertainty per copy is above
      * max(0.02, 1.5 %) of it (tsc_tolerance), or it is impossible
      * (negative estimated cycles beyond its uncertainty on code that does
-     * work).  A warning says so; the value is printed as measured. */
+     * work), or it is estimated cycles measured while another thread
+     * shared the core (tsc_core_shared: then the interval holds for code
+     * slowed no more than the ADD chain).  A warning says so; the value is
+     * printed as measured. */
     bool uncertain;
     double min, max;         /* -range: from the per-run minima and maxima */
     double agg[2];           /* aggregate of the first and second run */
