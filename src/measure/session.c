@@ -105,13 +105,14 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
      * does not tell (a 1 % slower ADD chain beside 1.5-2.3 times slower
      * NOPs), so the interval holds only where nothing shared the core */
     bool shared = e->estimated && tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw);
-    e->uncertain = u > tsc_tolerance(v) || impossible || shared;
+    bool wide = u > tsc_tolerance(v);
+    e->uncertain = wide || impossible || shared;
     if (!text)
         return;
     if (impossible)
         nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
                 "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
-    else if (shared)
+    else if (shared && !wide)
         nb_warn("%s: %.4f +/- %.4f per copy: measured while another thread shared the core "
                 "(see the backend line), which slows code by what the two share: an upper "
                 "bound; measure again when the core is quiet", e->name, v, u);
