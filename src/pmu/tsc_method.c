@@ -221,9 +221,9 @@ static double spin_rate(void)
     return best;
 }
 
-/* Waits for the TSC to tick, then spins a fraction of a step that moves on
- * with every run (the golden ratio's multiples, which fill [0, 1) evenly at
- * any count): back-to-back runs otherwise start at the same phase of a
+/* Waits for the TSC to tick, then spins a fraction of whole steps
+ * (TSC_DITHER_TICKS) that moves on with every run (the golden ratio's
+ * multiples, which fill [0, 1) evenly at any count): back-to-back runs otherwise start at the same phase of a
  * coarse TSC step again and again (seen: the 4 runs of a sample reading the
  * same 252 ticks), and their mean cannot resolve below the step.  Returns
  * the TSC at the tick, before the run. */
@@ -236,7 +236,8 @@ static uint64_t dither(const cal_progs *cp, double spin_per_tick, unsigned j)
      * between two runs (its code competes for the L1 instruction cache
      * with code of the cache's size) */
     double frac = (double)((uint64_t)j * UINT64_C(0x9E3779B97F4A7C15) >> 11) * 0x1p-53;
-    unsigned long k = (unsigned long)(frac * cp->step * spin_per_tick);
+    double span = cp->step * ceil(TSC_DITHER_TICKS / cp->step);
+    unsigned long k = (unsigned long)(frac * span * spin_per_tick);
     if (k)
         __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k) : : "cc");
     return t;

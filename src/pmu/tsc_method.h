@@ -53,6 +53,16 @@
  * defaults, 40 for -unroll_count 100; bench/accuracy read the same spread
  * as with 8,000, at 0.95 the time.) */
 #define INNER_EXEC 4000.0
+/* The dither spins a share of this many ticks, a whole number of the TSC's
+ * steps, before every run (dither()); of one step where steps are coarser.
+ * Over one step of a fine TSC it spun no more than 0-2 iterations (2 ticks,
+ * an iteration ~0.8 ticks on an Emerald Rapids guest), a few fixed starts
+ * whose rounding stayed with each batch line: 16 lines of `nop
+ * -unroll_count 100` in one batch read 0.158-0.186 (sd 0.005-0.007, median
+ * 0.169-0.171) against a reference's 0.1795; over 16 ticks, 0.173-0.188
+ * (sd 0.0035, median 0.184-0.186), in less time a line (fewer lines
+ * measured again). */
+#define TSC_DITHER_TICKS 16.0
 /* The two calibration chains take turns from this many samples a run on
  * (see chain_runs()).  (Both after every pair of samples, the smaller of
  * the two single readings winning, took a fifth more time a default batch line
