@@ -193,7 +193,7 @@ typedef struct tsc_work {
     bool *ovf;
     bool logged;             /* runs go to the logs (see TSC_LOG_DOUBLES) */
     unsigned phase;          /* the dither's counter */
-    double spin;             /* its spin's iterations per TSC tick (spin_rate) */
+    double spins;            /* its spin's iterations over its whole span (dither_spins) */
     size_t inner;            /* runs per sample of the first pass, 0: not sized yet */
     /* each chain's runs: ticks of its short and long program, and their
      * single readings, ticks per core cycle (reported) */
@@ -221,13 +221,22 @@ static double spin_rate(void)
     return best;
 }
 
-/* Waits for the TSC to tick, then spins a fraction of whole steps
- * (TSC_DITHER_TICKS) that moves on with every run (the golden ratio's
- * multiples, which fill [0, 1) evenly at any count): back-to-back runs otherwise start at the same phase of a
- * coarse TSC step again and again (seen: the 4 runs of a sample reading the
- * same 252 ticks), and their mean cannot resolve below the step.  Returns
- * the TSC at the tick, before the run. */
-static uint64_t dither(const cal_progs *cp, double spin_per_tick, unsigned j)
+/* The dither's spin iterations over its span, whole TSC steps that make at
+ * least TSC_DITHER_TICKS, at the spin's rate now: once a measurement, not
+ * before every run. */
+static double dither_spins(const cal_progs *cp)
+{
+    return cp->step * ceil(TSC_DITHER_TICKS / cp->step) * spin_rate();
+}
+
+/* Waits for the TSC to tick, then spins a fraction of `spins` (its span:
+ * dither_spins) that moves on with every run (the golden ratio's
+ * multiples, which fill [0, 1) evenly at any count): back-to-back runs
+ * otherwise start at the same phase of a coarse TSC step again and again
+ * (seen: the 4 runs of a sample reading the same 252 ticks), and their mean
+ * cannot resolve below the step.  Returns the TSC at the tick, before the
+ * run. */
+static uint64_t dither(double spins, unsigned j)
 {
     uint64_t t0 = __rdtsc(), t;
     while ((t = __rdtsc()) == t0)
@@ -236,8 +245,7 @@ static uint64_t dither(const cal_progs *cp, double spin_per_tick, unsigned j)
      * between two runs (its code competes for the L1 instruction cache
      * with code of the cache's size) */
     double frac = (double)((uint64_t)j * UINT64_C(0x9E3779B97F4A7C15) >> 11) * 0x1p-53;
-    double span = cp->step * ceil(TSC_DITHER_TICKS / cp->step);
-    unsigned long k = (unsigned long)(frac * span * spin_per_tick);
+    unsigned long k = (unsigned long)(frac * spins);
     if (k)
         __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(k) : : "cc");
     return t;
@@ -302,9 +310,9 @@ static void calibrate_once(tsc_work *w, size_t k)
     const cal_chain *ch = &w->cp->ch[k];
     /* dithered as the runs are: the mean of a chain's runs resolves below a
      * step only if they start at every phase of one */
-    dither(w->cp, w->spin, w->phase++);
+    dither(w->spins, w->phase++);
     double a = cal_run_ticks(w->cp, &ch->a);
-    dither(w->cp, w->spin, w->phase++);
+    dither(w->spins, w->phase++);
     double b = cal_run_ticks(w->cp, &ch->b);
     if (w->n_cal[k] >= TSC_CAL_MAX)
         return;
@@ -330,7 +338,7 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
     size_t runs = cp ? rs->inner : 1;
     for (size_t r = 0; r < runs && w->status == 0; r++) {
         unsigned prelude = (unsigned)(r % TSC_PRELUDES);
-        uint64_t t0 = cp ? dither(cp, w->spin, w->phase++) : 0;
+        uint64_t t0 = cp ? dither(w->spins, w->phase++) : 0;
         if (cp && prelude == 1)
             prelude_loop();
         rs->run(rs->p, false);
@@ -517,7 +525,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
                 sample(&rs[r], i, n, false, true, &w);
         return 0;
     }
-    w.spin = spin_rate();
+    w.spins = dither_spins(cp);
     size_t cap = TSC_LOG_DOUBLES / (n_ctr ? n_ctr : 1);
     w.logged = (size_t)n <= cap;
     for (int r = 0; r < 2; r++)
@@ -612,9 +620,9 @@ double tsc_time_program(const cal_progs *cp, const codegen_prog *p, size_t c, si
     static uint32_t smp[TSC_TIME_RUNS];
     static uint8_t keep[TSC_TIME_RUNS];
     tsc_log l = {.v = v, .sample = smp, .keep = keep, .cap = TSC_TIME_RUNS, .n_ctr = 1};
-    double spin = spin_rate();
+    double spins = dither_spins(cp);
     for (size_t r = 0; r < runs && r < TSC_TIME_RUNS; r++) {
-        dither(cp, spin, (unsigned)r);
+        dither(spins, (unsigned)r);
         cp->run(p, false);
         double t = (double)(p->data->m2[c] - p->data->m1[c]);
         tsc_log_add(&l, &t, 0);
