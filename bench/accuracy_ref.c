@@ -5,7 +5,7 @@
  *
  *   accuracy_ref CODE_HEX INIT_HEX COPIES0 LOOP0 COPIES1 LOOP1 NORM [SECONDS]
  *     -> "ref <cycles per copy> <half-width> add_ratio <r> imul_ratio <r> calls <n>
- *         places <value at each place>"
+ *         places <value at each place> nop <cycles per NOP of a loop of NOPs>"
  *
  * Each program is nanoBench's shape and order (registers set, the init
  * code, the first read of two counters as its generated code reads them,
@@ -25,7 +25,9 @@
  * round, two pairs of loops whose difference is 10,000 chained ADDs
  * (1 cycle) and IMULs (3), their means kept the same way (over the same
  * stretch as the programs, so a frequency that moves averages alike), the
- * smaller of the two ratios (a chain can only be slowed).  The half-width is three
+ * smaller of the two ratios (a chain can only be slowed); a third pair,
+ * 10,000 NOPs apart, says how fast the front end ran (slower while another
+ * thread shared it: bench/accuracy then marks the reference shared).  The half-width is three
  * standard errors of the difference of the two means.  Registers the code
  * may not use: R11, R13, R15 (R14 points into a zeroed 1 MiB area, as
  * nb's does).  Pins itself to CPU 0 unless REF_CPU is set.
@@ -299,7 +301,7 @@ int main(int argc, char **argv)
     long copies[2] = {atol(argv[3]), atol(argv[5])}, loops[2] = {atol(argv[4]), atol(argv[6])};
     double norm = atof(argv[7]), secs = argc > 8 ? atof(argv[8]) : 0.3;
 
-    prog m[2], cal[2][2];
+    prog m[2], cal[3][2];
 #ifdef REF_NB_PROGRAM
     const int places = PLACES;
 #else
@@ -317,9 +319,14 @@ int main(int argc, char **argv)
     build(&cal[0][1], add, sizeof add, NULL, 0, 200, 100);
     build(&cal[1][0], imul, sizeof imul, NULL, 0, 100, 100);
     build(&cal[1][1], imul, sizeof imul, NULL, 0, 200, 100);
+    /* a loop of NOPs: what the front end delivers (as nb's probe,
+     * pmu/tsc_frontend.h): slower while another thread shares it */
+    static const uint8_t nop4[] = {0x0F, 0x1F, 0x40, 0x00};
+    build(&cal[2][0], nop4, sizeof nop4, NULL, 0, 100, 100);
+    build(&cal[2][1], nop4, sizeof nop4, NULL, 0, 200, 100);
     const double ops = 100.0 * 100.0;
 
-    static double t[PLACES][2][MAX_CALLS], ct[4][MAX_CALLS / 16 + 1];
+    static double t[PLACES][2][MAX_CALLS], ct[6][MAX_CALLS / 16 + 1];
     size_t n = 0, nc = 0, rounds = 0, kept[PLACES][2] = {{0}};
     for (int w = 0; w < 10; w++)
         for (int at = 0; at < places; at++)
@@ -342,7 +349,7 @@ int main(int argc, char **argv)
                     t[at][r][kept[at][r]++] = x;
             }
         if (nc < MAX_CALLS / 16) {
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 6; k++)
                 ct[k][nc] = run(&cal[k / 2][k % 2]);
             nc++;
         }
@@ -350,8 +357,8 @@ int main(int argc, char **argv)
     }
     /* the chains' means as the programs', over the same stretch of time:
      * the clock a frequency that moves in the meantime averages to */
-    double cm[4], cse[4];
-    for (int k = 0; k < 4; k++)
+    double cm[6], cse[6];
+    for (int k = 0; k < 6; k++)
         window_mean(ct[k], nc, &cm[k], &cse[k]);
     double ra = (cm[1] - cm[0]) / ops, ri = (cm[3] - cm[2]) / (3 * ops);
     double ratio = ra < ri ? ra : ri;
@@ -374,6 +381,6 @@ int main(int argc, char **argv)
            ri, n);
     for (int at = 0; at < places; at++)
         printf(" %.5f", v[at]);
-    printf("\n");
+    printf(" nop %.5f\n", (cm[5] - cm[4]) / ops / ratio);
     return 0;
 }

@@ -27,6 +27,10 @@
 #define COPIES_B 200
 #define CYCLES_PER_COPY 2.0
 #define HARNESS_CYCLES 150.0
+/* a NOP of the front-end probe on the simulated core, quiet: 2 % above the
+ * width's sixth of a cycle, as on an Emerald Rapids guest */
+#define FE_FLOOR (1.0 / 6)
+#define FE_QUIET (1.02 / 6)
 
 static cal_progs g_cp;
 static codegen_params g_params;
@@ -41,12 +45,19 @@ static double g_ratio[2];           /* ticks per core cycle before, after */
 static unsigned g_shared_until;     /* the ADD chain runs slow for as many calibration
                                        programs (another thread shares its ALUs) */
 static double g_shared_by;          /* ...by this fraction */
+static unsigned g_fe_shared_until;  /* the NOP probe runs slow for as many calibration
+                                       programs (another thread shares the front end) */
+static double g_fe_shared_by;       /* ...by this fraction */
 static bool g_big;                  /* place.c sees code of PLACE_BIG bytes and more */
 static long g_copies0 = COPIES_A;   /* the first program's copies (0: -basic_mode) */
 static long g_loops;                /* -loop_count of both programs (and place.c's) */
 
 static double prog_cycles(const codegen_prog *p)
 {
+    if (p == &g_cp.probe.a || p == &g_cp.probe.b) {
+        double nop = FE_QUIET * (g_cal_calls < g_fe_shared_until ? 1 + g_fe_shared_by : 1);
+        return HARNESS_CYCLES + (p == &g_cp.probe.a ? CAL_LOOP_A : CAL_LOOP_B) * CAL_BODY * nop;
+    }
     for (size_t k = 0; k < g_cp.n; k++) {
         /* as cal_build makes them: the IMUL chain a third of the loops */
         const cal_chain *c = &g_cp.ch[k];
@@ -149,7 +160,7 @@ static int setup(void **state)
             return -1;
     }
     /* the IMUL chain's latency given (3), so that nothing is searched */
-    if (cal_build(&g_cp, fake_run, 3.0, &err))
+    if (cal_build(&g_cp, fake_run, 3.0, FE_FLOOR, &err))
         return -1;
     /* the simulated TSC's step, whatever this machine's is: the coarse one
      * of an AMD host (on a fine TSC the first pass pins the pair down, and
@@ -170,6 +181,10 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     g_big = false;
     g_shared_until = 0;
     g_shared_by = 0;
+    g_fe_shared_until = 0;
+    g_fe_shared_by = 0;
+    g_cp.fe_floor = FE_FLOOR;
+    g_cp.fe_best = 0;
 }
 
 /* The value's half-width per copy. */
@@ -452,6 +467,68 @@ static void test_shared_core_throughout(void **state)
     assert_true(half_width(&o) >= slow * CYCLES_PER_COPY);
 }
 
+/* Another thread shares the front end during the first pass: the ADD
+ * chain keeps its pace, the NOP probe runs twice as slow, so the
+ * measurement starts over and, the neighbour gone, reads right unshared. */
+static void test_shared_front_end_starts_over(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_fe_shared_until = 40;
+    g_fe_shared_by = 1.0;
+    double v = measure_pair(10, &o, NULL);
+    if (o.restarts < 1 || tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw))
+        show(v, &o);
+    assert_right(v, &o);
+    assert_true(o.restarts >= 1);
+    assert_false(tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw));
+    assert_true(fabs(o.fe.cost - FE_QUIET) < 0.01);
+}
+
+/* The front end shared throughout, on a core whose width is known: the
+ * outcome says so after starting over twice, and the half-width reaches
+ * down to what a quiet core may take (FE_SPAN of the value). */
+static void test_shared_front_end_throughout(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_fe_shared_until = ~0u;
+    g_fe_shared_by = 1.0;
+    double v = measure_pair(10, &o, NULL);
+    if (o.restarts != TSC_RESTARTS || !tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw))
+        show(v, &o);
+    assert_int_equal(o.restarts, TSC_RESTARTS);
+    assert_true(tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw));
+    assert_true(fabs(o.fe_slowdown - 1.04) < 0.05);
+    assert_true(half_width(&o) >= FE_SPAN * v);
+}
+
+/* Where the width is not known, the quietest the process has seen is the
+ * measure: a neighbour there throughout one measurement is seen against
+ * an earlier one; with nothing earlier, it cannot be (and is not
+ * claimed). */
+static void test_shared_front_end_against_earlier(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_cp.fe_floor = 0;
+    g_fe_shared_until = ~0u;
+    g_fe_shared_by = 1.0;
+    measure_pair(10, &o, NULL);
+    assert_false(tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw));
+    assert_int_equal(o.restarts, 0);
+    start(0.6, 0.6, 0, 0);
+    g_cp.fe_floor = 0;
+    g_cp.fe_best = FE_QUIET;
+    g_fe_shared_until = ~0u;
+    g_fe_shared_by = 1.0;
+    measure_pair(10, &o, NULL);
+    assert_true(tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +545,9 @@ int main(void)
         cmocka_unit_test(test_small_code_is_not_averaged),
         cmocka_unit_test(test_shared_core_starts_over),
         cmocka_unit_test(test_shared_core_throughout),
+        cmocka_unit_test(test_shared_front_end_starts_over),
+        cmocka_unit_test(test_shared_front_end_throughout),
+        cmocka_unit_test(test_shared_front_end_against_earlier),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

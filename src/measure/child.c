@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "asm/asm.h"
+#include "events/evdb.h"
 #include "harness/codegen.h"
 #include "sys/cpu.h"
 #include "measure/fault.h"
@@ -361,6 +362,7 @@ static void child_ready(const worker_job *w, size_t r14_size)
  * VM: microseconds each). */
 static struct {
     bool bmi2, avx, amx, avx512;
+    double fe_floor;   /* tsc_frontend_floor of this core */
 } g_isa;
 
 static void child_isa(void)
@@ -371,6 +373,7 @@ static void child_isa(void)
     g_isa.avx = ci.has_avx;
     g_isa.amx = ci.has_amx_tile;
     g_isa.avx512 = ci.has_avx && ci.has_avx512f;
+    g_isa.fe_floor = tsc_frontend_floor(evdb_uarch_for_cpu(&ci));
 }
 
 /* Linux hands out AMX tile state only on request: ask, so that AMX code
@@ -496,6 +499,8 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->cal_run[0] = h->cal_run[1] = ratio;
     h->cal_hw = to->ratio_hw;
     h->alu_slowdown = tsc_alu_slowdown(to, &h->alu_slowdown_hw);
+    h->fe_slowdown = to->fe_slowdown;
+    h->fe_slowdown_hw = to->fe_slowdown_hw;
     h->clock_moved = to->drift / ratio;
     h->restarts = to->restarts;
     h->has_unc = to->logged;
@@ -620,7 +625,7 @@ static void child_run(double *samples)
         child_fail(&err);
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
-        if (cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, &err))
+        if (cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, g_isa.fe_floor, &err))
             child_fail(&err);
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
@@ -682,6 +687,10 @@ static void child_run(double *samples)
         place_outcome po = {.placements = 1};
         if (cpp && place_check(&pj, &to, &po, &err))
             child_fail(&err);
+        /* the quietest the front end has been in this process, for the
+         * measurements after this one (tsc_frontend.h) */
+        if (cpp && to.fe.best > 0 && (g_cal.cp.fe_best == 0 || to.fe.best < g_cal.cp.fe_best))
+            g_cal.cp.fe_best = to.fe.best;
         h->placements = po.placements;
         h->placement_moved = po.moved;
         h->placement_averaged = po.averaged;

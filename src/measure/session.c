@@ -14,6 +14,7 @@
 #include "pmu/emu.h"
 #include "pmu/pmu.h"
 #include "pmu/tsc_estimate.h"
+#include "pmu/tsc_frontend.h"
 #include "sys/error.h"
 #include "sys/fileio.h"
 #include "sys/restore.h"
@@ -104,7 +105,8 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
      * slower by what it shares with it, which the ADD chain's slowdown
      * does not tell (a 1 % slower ADD chain beside 1.5-2.3 times slower
      * NOPs), so the interval holds only where nothing shared the core */
-    bool shared = e->estimated && tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw);
+    bool shared = e->estimated && (tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw) ||
+                                   tsc_frontend_shared(ro->fe_slowdown, ro->fe_slowdown_hw));
     bool wide = u > tsc_tolerance(v);
     e->uncertain = wide || impossible || shared;
     if (!text)
@@ -225,6 +227,8 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.tsc_ghz = ro->tsc_ghz;
         r->cal.alu_slowdown = ro->alu_slowdown;
         r->cal.alu_slowdown_hw = ro->alu_slowdown_hw;
+        r->cal.fe_slowdown = ro->fe_slowdown;
+        r->cal.fe_slowdown_hw = ro->fe_slowdown_hw;
         r->cal.clock_moved = ro->clock_moved;
         r->cal.restarts = ro->restarts;
         r->cal.placements = ro->placements;
@@ -661,13 +665,21 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         return;
     }
     /* the ADD chain ran slower than the clock beyond both chains'
-     * uncertainty: something shares the core's ALUs; a sibling hyperthread
-     * only where this system has SMT on */
-    char busy[192] = "", smt[8] = "";
-    bool shared = tsc_core_shared(k->alu_slowdown, k->alu_slowdown_hw);
-    if (shared)
-        snprintf(busy, sizeof busy, "; 1-cycle ALU chains ran %.1f%% slow, +/- %.1f%% (%s)",
-                 100 * k->alu_slowdown, 100 * k->alu_slowdown_hw,
+     * uncertainty: something shares the core's ALUs; the NOP loop slower
+     * than the quiet core's: something shares its front end; a sibling
+     * hyperthread only where this system has SMT on */
+    char busy[256] = "", what[128] = "", smt[8] = "";
+    bool alu = tsc_core_shared(k->alu_slowdown, k->alu_slowdown_hw),
+         fe = tsc_frontend_shared(k->fe_slowdown, k->fe_slowdown_hw);
+    if (alu)
+        snprintf(what, sizeof what, "1-cycle ALU chains ran %.1f%% slow, +/- %.1f%%",
+                 100 * k->alu_slowdown, 100 * k->alu_slowdown_hw);
+    if (fe)
+        snprintf(what + strlen(what), sizeof what - strlen(what),
+                 "%sa loop of NOPs ran %.0f%% slower than on a quiet core", alu ? "; " : "",
+                 100 * k->fe_slowdown);
+    if (alu || fe)
+        snprintf(busy, sizeof busy, "; %s (%s)", what,
                  file_read_line("", "/sys/devices/system/cpu/smt/active", smt, sizeof smt) &&
                          strcmp(smt, "1") == 0
                      ? "the other hyperthread of this core is busy"

@@ -90,6 +90,11 @@ typedef struct bench_calibration {
     double alu_slowdown;
     double alu_slowdown_hw;          /* its half-width; 0: not known (the ADD
                                         chain is the clock) */
+    /* How much slower a loop of NOPs ran than the core takes when nothing
+     * shares it (pmu/tsc_frontend.h: another thread sharing the front
+     * end), and its half-width; 0: not known. */
+    double fe_slowdown;
+    double fe_slowdown_hw;
     /* How far the core's clock moved while it was measured, beyond its
      * noise (a fraction, 0: it did not; part of ticks_per_cycle_hw), and
      * how often the measurement started over for it. */

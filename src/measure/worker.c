@@ -404,6 +404,7 @@ static const char *result_damage(const worker_request *job, long n)
         return "step count";
     if (!finite_ge0(s->cal_run[0]) || !finite_ge0(s->cal_run[1]) || !finite_ge0(s->tsc_ghz) ||
         !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency) ||
+        !isfinite(s->fe_slowdown) || !finite_ge0(s->fe_slowdown_hw) ||
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
         !finite_ge0(s->prelude_spread) || !finite_ge0(s->tsc_step) ||
@@ -507,6 +508,8 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->cal_run[1] = s->cal_run[1];
     out->cal_hw = s->cal_hw;
     out->alu_slowdown_hw = s->alu_slowdown_hw;
+    out->fe_slowdown = s->fe_slowdown;
+    out->fe_slowdown_hw = s->fe_slowdown_hw;
     out->has_unc = s->has_unc;
     memcpy(out->diff, s->diff, sizeof out->diff);
     memcpy(out->unc, s->unc, sizeof out->unc);

@@ -100,6 +100,9 @@ typedef struct worker_output {
     double alu_slowdown;         /* how much slower the 1-cycle ADD chain ran
                                     than the clock (sibling hyperthread) */
     double alu_slowdown_hw;      /* its half-width (0: the clock is the ADD chain) */
+    double fe_slowdown;          /* how much slower the front-end probe ran than
+                                    the quiet core (pmu/tsc_frontend.h) */
+    double fe_slowdown_hw;       /* its half-width */
     double clock_moved;          /* how far the clock moved while measured
                                     (a fraction; in cal_hw) */
     size_t restarts;             /* measurements started over for it */

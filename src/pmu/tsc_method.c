@@ -137,10 +137,14 @@ void cal_points(const cal_progs *cp, double *v, size_t n)
 /* The ADD chain, and the IMUL chain with its latency in whole cycles as
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
  * chain is left out if that does not come out a plausible whole number. */
-int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err)
+int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double fe_floor,
+              nb_error *err)
 {
     cp->run = run;
     cp->step = 1;
+    cp->fe_floor = fe_floor;
+    cp->fe_best = 0;
+    cp->has_probe = false;
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
      * immediate ADDs at rename, so an immediate chain runs faster than one
      * cycle per ADD there (seen on an Emerald Rapids guest: "8.9 GHz"). A
@@ -153,6 +157,8 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err)
     if (rc)
         return rc;
     cp->n = 1;
+    /* the probe runs as long a loop as the ADD chain, NOPs for ADDs */
+    cp->has_probe = cal_chain_build(&cp->probe, tsc_probe_nop, CAL_LOOP_A, CAL_LOOP_B, NULL) == 0;
     if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, NULL) != 0)
         return 0;
     cp->n = 2;
@@ -199,6 +205,8 @@ typedef struct tsc_work {
      * single readings, ticks per core cycle (reported) */
     double *cal_a[2], *cal_b[2], *cal[2];
     size_t n_cal[2];
+    double *fe_a, *fe_b;     /* the front-end probe's runs (ticks), n_fe of them */
+    size_t n_fe;
     nb_error *err;
     int status;              /* an impossible reading stops the measurement */
 } tsc_work;
@@ -321,6 +329,20 @@ static void calibrate_once(tsc_work *w, size_t k)
     w->cal[k][w->n_cal[k]++] = cal_chain_ratio(ch, &a, &b, 1);
 }
 
+/* One run of the front-end probe's two programs, beside a sample. */
+static void probe_once(tsc_work *w)
+{
+    const cal_chain *ch = &w->cp->probe;
+    dither(w->spins, w->phase++);
+    double a = cal_run_ticks(w->cp, &ch->a);
+    dither(w->spins, w->phase++);
+    double b = cal_run_ticks(w->cp, &ch->b);
+    if (w->n_fe >= TSC_CAL_MAX)
+        return;
+    w->fe_a[w->n_fe] = a;
+    w->fe_b[w->n_fe++] = b;
+}
+
 /* Sample i of a run (i < 0: a discarded warm-up run).  With the
  * calibration chains (tsc backend) a sample is rs->inner back-to-back runs,
  * each dithered (see dither()), logged run by run (the estimate is made
@@ -369,6 +391,8 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
         for (size_t k = 0; calibrate && cp && r == 0 && k < cp->n && k < CAL_CHAINS; k++)
             if (chain_runs(cp, k, i, n))
                 calibrate_once(w, k);
+        if (calibrate && cp && r == 0 && cp->has_probe)
+            probe_once(w);
     }
     if (!w->logged)
         for (size_t c = 0; c < w->n_ctr; c++)
@@ -385,6 +409,26 @@ static uint32_t clock_counters(size_t n_ctr, const pmu_counter *ctr)
         if (ctr[c].read == PMU_READ_RDTSC)
             m |= UINT32_C(1) << c;
     return m;
+}
+
+/* The front-end probe's runs so far against the clock o found, and how
+ * much slower they ran than the quiet core's: the fewest cycles a NOP
+ * takes on this core (where known), the fewest an earlier measurement of
+ * this process read, or this one's best stretch, whichever is least. */
+static void frontend_fit(const tsc_work *w, tsc_outcome *o)
+{
+    static double scratch[TSC_CAL_MAX];
+    const cal_progs *cp = w->cp;
+    o->fe = (fe_fit){0};
+    o->fe_slowdown = o->fe_slowdown_hw = 0;
+    if (!cp->has_probe || !(o->ratio > 0))
+        return;
+    tsc_frontend_fit(w->fe_a, w->fe_b, w->n_fe, cp->probe.ops, o->ratio, scratch, &o->fe);
+    double quiet = 0, seen[3] = {cp->fe_floor, cp->fe_best, o->fe.best};
+    for (int i = 0; i < 3; i++)
+        if (seen[i] > 0 && (quiet == 0 || seen[i] < quiet))
+            quiet = seen[i];
+    o->fe_slowdown = tsc_frontend_slowdown(&o->fe, quiet, &o->fe_slowdown_hw);
 }
 
 /* The clock from the chains' runs so far (tsc_chain_fit): the chain that
@@ -412,6 +456,7 @@ static void clock_fit(const tsc_work *w, tsc_outcome *o)
     o->n_add = w->n_cal[0];
     o->add_ratio = v[0];
     o->add_ratio_hw = hw[0];
+    frontend_fit(w, o);
 }
 
 /* The difference of the two programs' kept runs per counter, its
@@ -508,13 +553,14 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             nb_error *err)
 {
     static double cal_buf[2][TSC_CAL_MAX], cal_a[2][TSC_CAL_MAX], cal_b[2][TSC_CAL_MAX];
+    static double fe_a[TSC_CAL_MAX], fe_b[TSC_CAL_MAX];
     static double logv[2][TSC_LOG_DOUBLES];
     static uint32_t logs[2][TSC_LOG_DOUBLES];
     static uint8_t logk[2][TSC_LOG_DOUBLES], logp[2][TSC_LOG_DOUBLES];
     memset(out, 0, sizeof *out);
     tsc_work w = {.cp = cp, .n_ctr = n_ctr, .ctr = ctr, .ovf = ovf, .err = err,
                   .cal = {cal_buf[0], cal_buf[1]}, .cal_a = {cal_a[0], cal_a[1]},
-                  .cal_b = {cal_b[0], cal_b[1]}};
+                  .cal_b = {cal_b[0], cal_b[1]}, .fe_a = fe_a, .fe_b = fe_b};
     for (int r = 0; r < 2; r++) {
         rs[r].inner = cp ? INNER_MIN : 1;
         rs[r].n = (size_t)n;
@@ -553,8 +599,9 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         bool pinned = estimate(rs, &w, goal, out);
         bool in_budget = (double)(clock_tsc() - t0) <= goal->budget_ticks;
         double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
-        if ((out->drift > 0 || tsc_core_shared(slow, slow_hw)) && in_budget &&
-            out->restarts < TSC_RESTARTS) {
+        bool shared = tsc_core_shared(slow, slow_hw) ||
+                      tsc_frontend_shared(out->fe_slowdown, out->fe_slowdown_hw);
+        if ((out->drift > 0 || shared) && in_budget && out->restarts < TSC_RESTARTS) {
             /* the clock moved, or another thread used the core (which
              * slows the code by what it shares, unknown): start over rather
              * than mix runs and a clock from different stretches; the
@@ -562,6 +609,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             out->restarts++;
             rs[0].log.n = rs[1].log.n = 0;
             w.n_cal[0] = w.n_cal[1] = 0;
+            w.n_fe = 0;
             pass = -1;
             continue;
         }
@@ -600,6 +648,9 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
      * tsc_core_shared): an ADD pair read 2.03-2.04 +/- 0.025 while the
      * chain ran 0.7-1.6 % slow */
     double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
+    /* ... and code that shared the front end, up to FE_SPAN of it */
+    if (tsc_frontend_shared(out->fe_slowdown, out->fe_slowdown_hw))
+        slow = fmax(slow, FE_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles)
             out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]);

@@ -14,6 +14,7 @@
 #include "harness/codegen.h"
 #include "pmu/pmu.h"
 #include "pmu/tsc_estimate.h"
+#include "pmu/tsc_frontend.h"
 
 #define CAL_BODY 100              /* adds per loop iteration */
 /* The short program only carries the harness's own cost, which the
@@ -93,6 +94,14 @@ typedef struct cal_progs {
     size_t n;
     tsc_run_fn run;
     double step;         /* the TSC's step: the smallest change it shows, ticks */
+    /* the front-end probe (tsc_frontend.h): CAL_BODY NOPs in the chains'
+     * loops, run beside every sample of the first program; the fewest
+     * cycles a NOP takes on this core idle (tsc_frontend_floor; 0: not
+     * known), and the fewest a stretch of this process read (0: none yet;
+     * the measuring process keeps it from one measurement to the next) */
+    cal_chain probe;
+    bool has_probe;
+    double fe_floor, fe_best;
 } cal_progs;
 
 /* Room for one program's runs: TSC_LOG_DOUBLES readings (runs x counters);
@@ -104,8 +113,8 @@ typedef struct cal_progs {
 /* How long measuring again may take, after the first pass (tsc_goal). */
 #define TSC_BUDGET_NS 200e6
 /* Times a measurement starts over where the clock moved while it ran
- * (tsc_clock_drift), or another thread shared the core (tsc_core_shared),
- * within the budget. */
+ * (tsc_clock_drift), or another thread shared the core (tsc_core_shared,
+ * tsc_frontend_shared), within the budget. */
 #define TSC_RESTARTS 2
 /* Runs of a program after which a window that still decides the estimate
  * (tsc_fit.ambiguity) beyond the tolerance stops measuring again. */
@@ -154,6 +163,11 @@ typedef struct tsc_outcome {
     double drift;                    /* how far the clock moved (tsc_clock_drift),
                                         included in ratio_hw */
     size_t restarts;                 /* measurements started over for it */
+    /* the front-end probe's fit (cycles per NOP) and how much slower it ran
+     * than the quiet core's (the least of cal_progs' two and this
+     * measurement's best stretch), its half-width; 0 where not known */
+    fe_fit fe;
+    double fe_slowdown, fe_slowdown_hw;
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
 } tsc_outcome;
 
@@ -173,8 +187,10 @@ typedef struct run_state {
 } run_state;
 
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
- * is known, not searched).  0 or a negative status with *err filled. */
-int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, nb_error *err);
+ * is known, not searched) and the front-end probe (fe_floor: see
+ * cal_progs).  0 or a negative status with *err filled. */
+int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double fe_floor,
+              nb_error *err);
 void cal_points(const cal_progs *cp, double *v, size_t n);
 /* The TSC's step (cal_progs.step: tsc_step_of over reads a varying spin
  * apart), measured once. */

@@ -12,7 +12,8 @@
  * A value is measured twice; when the two differ by more than 3% (and
  * 0.03 cycles) up to three more runs are taken and the median kept.  A run
  * during which the tsc backend saw its 1-cycle ALU chains slowed by more
- * than 5% (a busy sibling hyperthread) is taken again, up to three times
+ * than 5%, or its front end shared (a busy sibling hyperthread,
+ * pmu/tsc_frontend.h), is taken again, up to three times
  * a value; kept anyway, it marks the value noisy.  Its
  * uncertainty is half the spread of the runs kept (the outer two dropped
  * from five), or the engine's stated half-width (engine_uncertainty) where
@@ -38,6 +39,7 @@
 #include "events/evdb.h"
 #include "lib/sort.h"
 #include "measure/session.h"
+#include "pmu/tsc_frontend.h"
 #include "sys/status.h"
 
 #define CACHE_SIZE 1024
@@ -294,7 +296,10 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
     const bench_event_result *e = cycles_event(m, &res);
     *cycles = e ? e->value : NAN;
     *unc = e ? engine_uncertainty(e) : 0;
+    /* a front end shared with another thread counts as busy as well */
     *alu = res.cal.alu_slowdown;
+    if (tsc_frontend_shared(res.cal.fe_slowdown, res.cal.fe_slowdown_hw))
+        *alu = fmax(*alu, res.cal.fe_slowdown);
     bench_result_free(&res);
     if (isnan(*cycles))
         return nb_error_set(err, NB_EUNSUPPORTED, "the %s backend counts no core cycles",

@@ -1,0 +1,63 @@
+/* nb tsc front-end probe: whether another thread shared the core's front
+ * end while the tsc backend measured.
+ *
+ * The ADD chain beside the clock (tsc_core_shared) sees a neighbour that
+ * competes for the ALUs; one that only shares the front end leaves a
+ * dependent chain alone, yet halves what throughput-bound code gets: on an
+ * Emerald Rapids guest whose sibling thread ran a busy loop, 100 NOPs read
+ * 0.40 cycles a NOP against 0.18, a pair of ADDs 2.00 and three independent
+ * ADD chains 1.00 both times.  So the measuring process also times a loop of
+ * NOPs beside the samples (the probe: every NOP one instruction the front
+ * end must deliver, nothing to execute) and compares its cycles per NOP
+ * with what the core takes when nothing shares it: the fewest this
+ * microarchitecture can take (its width, where known), or the fewest this
+ * process has seen. */
+#ifndef NB_PMU_TSC_FRONTEND_H
+#define NB_PMU_TSC_FRONTEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The probe's instruction: a 4-byte NOP (0F 1F 40 00), as long as the
+ * calibration chains' instructions. */
+extern const unsigned char tsc_probe_nop[4];
+
+/* The fewest core cycles one NOP of the probe takes on an idle core of
+ * `uarch` (an event table's name, from CPUID): one over the NOPs its front
+ * end delivers a cycle, where that is known for a core with SMT (4 for
+ * Sandy Bridge to Cascade Lake and, as a floor, for every Zen; 5 for Ice
+ * Lake to Rocket Lake; 6 for Golden Cove and Redwood Cove cores); 0 where
+ * it is not (the probe is then compared with itself only). */
+double tsc_frontend_floor(const char *uarch);
+
+/* The probe's cost from n runs of its short (a) and long (b) program,
+ * `ops` NOPs apart, at `ratio` TSC ticks per core cycle: cycles per NOP,
+ * the mean over the pairs (a pair beyond twice their median left out: an
+ * interrupt), and its half-width (TSC_Z standard errors); `best`: the
+ * lowest mean of up to FE_CHUNKS stretches of at least FE_CHUNK_RUNS pairs
+ * in the order they ran (0 where there are too few), what the core gave
+ * when it was quietest.  `scratch` holds n doubles. */
+#define FE_CHUNKS 8
+#define FE_CHUNK_RUNS 3
+typedef struct fe_fit {
+    double cost, hw, best;
+} fe_fit;
+void tsc_frontend_fit(const double *a, const double *b, size_t n, double ops, double ratio,
+                      double *scratch, fe_fit *f);
+
+/* How much slower than `quiet` cycles per NOP the probe ran (a fraction),
+ * its half-width in *hw; 0 where either is unknown. */
+double tsc_frontend_slowdown(const fe_fit *f, double quiet, double *hw);
+
+/* Whether the front end was shared: the probe ran more than FE_SHARED
+ * slower than the quiet core's, beyond its half-width.  (The probe's
+ * quiet cost lies within 2 % of the width's on the cores above; a loop of
+ * NOPs on a shared core read 20-140 % slower.) */
+#define FE_SHARED 0.2
+bool tsc_frontend_shared(double slowdown, double hw);
+
+/* How much of a value measured on a shared front end the quiet core may
+ * not need: 100 NOPs took 2.2 times as long beside a busy sibling. */
+#define FE_SPAN 0.6
+
+#endif
