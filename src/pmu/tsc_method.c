@@ -388,11 +388,13 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
         else
             for (size_t c = 0; c < w->n_ctr; c++)
                 tmp[c][r] = v[c];
+        /* the probe before the chains: what runs right before the next
+         * run stays a chain (NOPs there moved 100 NOPs by 5 %) */
+        if (calibrate && cp && r == 0 && cp->has_probe)
+            probe_once(w);
         for (size_t k = 0; calibrate && cp && r == 0 && k < cp->n && k < CAL_CHAINS; k++)
             if (chain_runs(cp, k, i, n))
                 calibrate_once(w, k);
-        if (calibrate && cp && r == 0 && cp->has_probe)
-            probe_once(w);
     }
     if (!w->logged)
         for (size_t c = 0; c < w->n_ctr; c++)
