@@ -95,7 +95,7 @@ typedef struct cal_progs {
     tsc_run_fn run;
     double step;         /* the TSC's step: the smallest change it shows, ticks */
     /* the front-end probe (tsc_frontend.h): CAL_BODY NOPs in the chains'
-     * loops, run beside every sample of the first program; the fewest
+     * loops, run after every pass over the samples; the fewest
      * cycles a NOP takes on this core idle (tsc_frontend_floor; 0: not
      * known), and the fewest a stretch of this process read (0: none yet;
      * the measuring process keeps it from one measurement to the next) */
