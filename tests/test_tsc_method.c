@@ -56,7 +56,7 @@ static double prog_cycles(const codegen_prog *p)
 {
     if (p == &g_cp.probe.a || p == &g_cp.probe.b) {
         double nop = FE_QUIET * (g_cal_calls < g_fe_shared_until ? 1 + g_fe_shared_by : 1);
-        return HARNESS_CYCLES + (p == &g_cp.probe.a ? CAL_LOOP_A : CAL_LOOP_B) * CAL_BODY * nop;
+        return HARNESS_CYCLES + (p == &g_cp.probe.a ? CAL_LOOP_A : FE_LOOP) * CAL_BODY * nop;
     }
     for (size_t k = 0; k < g_cp.n; k++) {
         /* as cal_build makes them: the IMUL chain a third of the loops */

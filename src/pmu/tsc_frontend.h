@@ -7,7 +7,7 @@
  * Emerald Rapids guest whose sibling thread ran a busy loop, 100 NOPs read
  * 0.40 cycles a NOP against 0.18, a pair of ADDs 2.00 and three independent
  * ADD chains 1.00 both times.  So the measuring process also times a loop of
- * NOPs after every pass over the samples (the probe: every NOP one instruction the front
+ * NOPs a few times every pass over the samples (the probe: every NOP one instruction the front
  * end must deliver, nothing to execute) and compares its cycles per NOP
  * with what the core takes when nothing shares it: the fewest this
  * microarchitecture can take (its width, where known), or the fewest this

@@ -157,8 +157,7 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double fe_floo
     if (rc)
         return rc;
     cp->n = 1;
-    /* the probe runs as long a loop as the ADD chain, NOPs for ADDs */
-    cp->has_probe = cal_chain_build(&cp->probe, tsc_probe_nop, CAL_LOOP_A, CAL_LOOP_B, NULL) == 0;
+    cp->has_probe = cal_chain_build(&cp->probe, tsc_probe_nop, CAL_LOOP_A, FE_LOOP, NULL) == 0;
     if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, NULL) != 0)
         return 0;
     cp->n = 2;
@@ -329,13 +328,12 @@ static void calibrate_once(tsc_work *w, size_t k)
     w->cal[k][w->n_cal[k]++] = cal_chain_ratio(ch, &a, &b, 1);
 }
 
-/* FE_BURST runs of the front-end probe's two programs after a pass over
- * the samples, then one of the ADD chain's, so that what runs before the
- * next pass's first run is a chain as everywhere else.  Not beside every
- * sample: the probe there, even with a chain between it and the next run,
- * moved 100 NOPs from 0.182 to 0.177 cycles a NOP (in a batch: 9 lines of
- * 60 beyond their uncertainty), its code displacing the program's. */
-#define FE_BURST 8
+/* FE_BURST runs of the front-end probe's two programs, once a pass over
+ * the samples, before the last sample's chain (so that what runs before
+ * the next run is a chain, as everywhere).  A burst of short runs rather
+ * than a pair of the chains' length beside every sample, which cost 5-6 %
+ * of a default batch line's time (bench/batch 111-113x against 119-121x). */
+#define FE_BURST 6
 static void probe_burst(tsc_work *w)
 {
     const cal_chain *ch = &w->cp->probe;
@@ -345,7 +343,6 @@ static void probe_burst(tsc_work *w)
         dither(w->spins, w->phase++);
         w->fe_b[w->n_fe++] = cal_run_ticks(w->cp, &ch->b);
     }
-    calibrate_once(w, 0);
 }
 
 /* Sample i of a run (i < 0: a discarded warm-up run).  With the
@@ -393,6 +390,8 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
         else
             for (size_t c = 0; c < w->n_ctr; c++)
                 tmp[c][r] = v[c];
+        if (calibrate && cp && r == 0 && i == n - 1 && cp->has_probe)
+            probe_burst(w);
         for (size_t k = 0; calibrate && cp && r == 0 && k < cp->n && k < CAL_CHAINS; k++)
             if (chain_runs(cp, k, i, n))
                 calibrate_once(w, k);
@@ -591,8 +590,6 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             sample(&rs[1], i, n, false, pass == 0, &w);
             sample(&rs[0], i, n, true, pass == 0, &w);
         }
-        if (w.status == 0 && cp->has_probe)
-            probe_burst(&w);
         if (w.status || !w.logged || n < 1) {   /* (n >= 1: the options see to it) */
             legacy_outcome(&w, out);
             break;

@@ -27,6 +27,11 @@
  * minimum of the two chains' rounded readings read 0.3% fast: medians
  * 2.006, 3.012, 4.014 in bench/accuracy.) */
 #define CAL_LOOP_B 120
+/* The front-end probe's long program (tsc_frontend.h): 5,400 NOPs more
+ * than its short one, ~900 cycles, thirty of a coarse TSC's steps (with
+ * 2,400 its half-width over a pass's burst was 10-30 %, its threshold's
+ * size). */
+#define FE_LOOP 60
 #define CAL_REPS 8
 #define CAL_POINTS 11
 /* Runs averaged into one tsc sample.  A VM's TSC may advance in coarse
@@ -94,8 +99,9 @@ typedef struct cal_progs {
     size_t n;
     tsc_run_fn run;
     double step;         /* the TSC's step: the smallest change it shows, ticks */
-    /* the front-end probe (tsc_frontend.h): CAL_BODY NOPs in the chains'
-     * loops, run after every pass over the samples; the fewest
+    /* the front-end probe (tsc_frontend.h): CAL_BODY NOPs in loops of
+     * CAL_LOOP_A and FE_LOOP iterations, run a few times every pass over
+     * the samples; the fewest
      * cycles a NOP takes on this core idle (tsc_frontend_floor; 0: not
      * known), and the fewest a stretch of this process read (0: none yet;
      * the measuring process keeps it from one measurement to the next) */
