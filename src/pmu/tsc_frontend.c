@@ -33,13 +33,14 @@ double tsc_frontend_floor(const char *uarch)
     return 0;
 }
 
-/* Mean and standard error of the pairs' costs within twice their median. */
+/* Mean and standard error of the pairs' costs within FE_KEEP times their
+ * median. */
 static double kept_mean(const double *d, size_t n, double med, double *se)
 {
     double sum = 0, sq = 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (d[i] <= 2 * med) {
+        if (d[i] <= FE_KEEP * med) {
             sum += d[i];
             sq += d[i] * d[i];
             k++;

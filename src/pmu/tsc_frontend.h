@@ -32,13 +32,17 @@ double tsc_frontend_floor(const char *uarch);
 
 /* The probe's cost from n runs of its short (a) and long (b) program,
  * `ops` NOPs apart, at `ratio` TSC ticks per core cycle: cycles per NOP,
- * the mean over the pairs (a pair beyond twice their median left out: an
- * interrupt), and its half-width (TSC_Z standard errors); `best`: the
+ * the mean over the pairs (a pair beyond FE_KEEP times their median left
+ * out: an interrupt, or the first run after another process had the CPU,
+ * whose code and branches the core then fetches afresh: with a busy loop
+ * sharing nb's CPU, 3 of 30 batch lines read 37-57 % slow with the pairs
+ * within twice the median kept), and its half-width (TSC_Z standard errors); `best`: the
  * lowest mean of up to FE_CHUNKS stretches of at least FE_CHUNK_RUNS pairs
  * in the order they ran (0 where there are too few), what the core gave
  * when it was quietest.  `scratch` holds n doubles. */
 #define FE_CHUNKS 8
 #define FE_CHUNK_RUNS 3
+#define FE_KEEP 1.2
 typedef struct fe_fit {
     double cost, hw, best;
 } fe_fit;
