@@ -46,8 +46,16 @@ static void test_fit(void **state)
     assert_true(fabs(f.cost - want) < 1e-9);
     assert_true(fabs(f.best - 0.17) < 1e-9);
     assert_true(f.hw > 0 && isfinite(f.hw));
+    /* judged by the quietest stretch: the probe ran slow in half of it */
     double hw, slow = tsc_frontend_slowdown(&f, 0.17, &hw);
-    assert_true(fabs(slow - (want / 0.17 - 1)) < 1e-9);
+    assert_true(fabs(slow) < 1e-9);
+    assert_false(tsc_frontend_shared(slow, hw));
+    /* slow throughout: shared */
+    for (int i = 0; i < 24; i++)
+        b[i] = 100 + OPS * 0.34 * RATIO;
+    tsc_frontend_fit(a, b, 24, OPS, RATIO, scratch, &f);
+    slow = tsc_frontend_slowdown(&f, 0.17, &hw);
+    assert_true(fabs(slow - 1) < 1e-9);
     assert_true(tsc_frontend_shared(slow, hw) == (slow > FE_SHARED && slow > hw));
 }
 

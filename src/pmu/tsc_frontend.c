@@ -69,16 +69,18 @@ void tsc_frontend_fit(const double *a, const double *b, size_t n, double ops, do
     for (size_t c = 0; c < chunks; c++) {
         size_t lo = c * n / chunks, hi = (c + 1) * n / chunks;
         double cse, m = kept_mean(scratch + lo, hi - lo, med, &cse);
-        if (m > 0 && (f->best == 0 || m < f->best))
+        if (m > 0 && isfinite(cse) && (f->best == 0 || m < f->best)) {
             f->best = m;
+            f->best_hw = TSC_Z * cse;
+        }
     }
 }
 
 double tsc_frontend_slowdown(const fe_fit *f, double quiet, double *hw)
 {
-    bool known = f->cost > 0 && quiet > 0 && isfinite(f->hw);
-    *hw = known ? f->hw / quiet : 0;
-    return known ? f->cost / quiet - 1 : 0;
+    bool known = f->best > 0 && quiet > 0 && isfinite(f->best_hw);
+    *hw = known ? f->best_hw / quiet : 0;
+    return known ? f->best / quiet - 1 : 0;
 }
 
 bool tsc_frontend_shared(double slowdown, double hw)

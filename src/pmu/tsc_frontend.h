@@ -39,18 +39,23 @@ double tsc_frontend_floor(const char *uarch);
  * within twice the median kept), and its half-width (TSC_Z standard errors); `best`: the
  * lowest mean of up to FE_CHUNKS stretches of at least FE_CHUNK_RUNS pairs
  * in the order they ran (0 where there are too few), what the core gave
- * when it was quietest.  `scratch` holds n doubles. */
+ * when it was quietest, and its half-width.  `scratch` holds n doubles. */
 #define FE_CHUNKS 8
 #define FE_CHUNK_RUNS 3
 #define FE_KEEP 1.2
 typedef struct fe_fit {
-    double cost, hw, best;
+    double cost, hw, best, best_hw;
 } fe_fit;
 void tsc_frontend_fit(const double *a, const double *b, size_t n, double ops, double ratio,
                       double *scratch, fe_fit *f);
 
-/* How much slower than `quiet` cycles per NOP the probe ran (a fraction),
- * its half-width in *hw; 0 where either is unknown. */
+/* How much slower than `quiet` cycles per NOP the probe ran in its
+ * quietest stretch (a fraction), its half-width in *hw; 0 where either is
+ * unknown.  The quietest stretch, not the mean: a neighbour on the core
+ * slows every stretch, while another process taking turns on nb's CPU
+ * leaves the core's front end cold for the runs after its turn only (with
+ * a busy loop there, the mean of a burst read 20-40 % slow in about a
+ * third of a batch's lines, whose values were right). */
 double tsc_frontend_slowdown(const fe_fit *f, double quiet, double *hw);
 
 /* Whether the front end was shared: the probe ran more than FE_SHARED
