@@ -658,7 +658,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         slow = fmax(slow, FE_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles)
-            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]);
+            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) + TSC_CONTEXT_CYCLES * out->ratio;
     return 0;
 }
 

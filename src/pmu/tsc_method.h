@@ -118,6 +118,14 @@ typedef struct cal_progs {
 #define TSC_CAL_MAX 4096
 /* How long measuring again may take, after the first pass (tsc_goal). */
 #define TSC_BUDGET_NS 200e6
+/* Core cycles of the two programs' difference that no measurement in one
+ * context can pin down, in every estimated value's uncertainty: where the
+ * code meets the harness (the serializing reads around it, and what the
+ * core holds of nb's own code) moves short code by about a cycle a
+ * program.  100 NOPs read 0.162, 0.165, 0.173 and 0.182 cycles a NOP in
+ * four builds of nb whose code lay differently, each steady to 0.004
+ * (-unroll_count 100: 0.01 a copy; nanoBench's 1,000 copies 0.001). */
+#define TSC_CONTEXT_CYCLES 1.0
 /* Times a measurement starts over where the clock moved while it ran
  * (tsc_clock_drift), or another thread shared the core (tsc_core_shared,
  * tsc_frontend_shared), within the budget. */
