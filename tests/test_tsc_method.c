@@ -478,11 +478,11 @@ static void test_shared_front_end_starts_over(void **state)
     g_fe_shared_until = 40;
     g_fe_shared_by = 1.0;
     double v = measure_pair(10, &o, NULL);
-    if (o.restarts < 1 || tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw))
+    if (o.restarts < 1 || tsc_frontend_shared(o.fe_slowdown))
         show(v, &o);
     assert_right(v, &o);
     assert_true(o.restarts >= 1);
-    assert_false(tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw));
+    assert_false(tsc_frontend_shared(o.fe_slowdown));
     assert_true(fabs(o.fe.cost - FE_QUIET) < 0.01);
 }
 
@@ -497,10 +497,10 @@ static void test_shared_front_end_throughout(void **state)
     g_fe_shared_until = ~0u;
     g_fe_shared_by = 1.0;
     double v = measure_pair(10, &o, NULL);
-    if (o.restarts != TSC_RESTARTS || !tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw))
+    if (o.restarts != TSC_RESTARTS || !tsc_frontend_shared(o.fe_slowdown))
         show(v, &o);
     assert_int_equal(o.restarts, TSC_RESTARTS);
-    assert_true(tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw));
+    assert_true(tsc_frontend_shared(o.fe_slowdown));
     assert_true(fabs(o.fe_slowdown - 1.04) < 0.05);
     assert_true(half_width(&o) >= FE_SPAN * v);
 }
@@ -518,7 +518,7 @@ static void test_shared_front_end_against_earlier(void **state)
     g_fe_shared_until = ~0u;
     g_fe_shared_by = 1.0;
     measure_pair(10, &o, NULL);
-    assert_false(tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw));
+    assert_false(tsc_frontend_shared(o.fe_slowdown));
     assert_int_equal(o.restarts, 0);
     start(0.6, 0.6, 0, 0);
     g_cp.fe_floor = 0;
@@ -526,7 +526,7 @@ static void test_shared_front_end_against_earlier(void **state)
     g_fe_shared_until = ~0u;
     g_fe_shared_by = 1.0;
     measure_pair(10, &o, NULL);
-    assert_true(tsc_frontend_shared(o.fe_slowdown, o.fe_slowdown_hw));
+    assert_true(tsc_frontend_shared(o.fe_slowdown));
 }
 
 int main(void)

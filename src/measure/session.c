@@ -106,7 +106,7 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
      * does not tell (a 1 % slower ADD chain beside 1.5-2.3 times slower
      * NOPs), so the interval holds only where nothing shared the core */
     bool shared = e->estimated && (tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw) ||
-                                   tsc_frontend_shared(ro->fe_slowdown, ro->fe_slowdown_hw));
+                                   tsc_frontend_shared(ro->fe_slowdown));
     bool wide = u > tsc_tolerance(v);
     e->uncertain = wide || impossible || shared;
     if (!text)
@@ -670,7 +670,7 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
      * hyperthread only where this system has SMT on */
     char busy[256] = "", what[128] = "", smt[8] = "";
     bool alu = tsc_core_shared(k->alu_slowdown, k->alu_slowdown_hw),
-         fe = tsc_frontend_shared(k->fe_slowdown, k->fe_slowdown_hw);
+         fe = tsc_frontend_shared(k->fe_slowdown);
     if (alu)
         snprintf(what, sizeof what, "1-cycle ALU chains ran %.1f%% slow, +/- %.1f%%",
                  100 * k->alu_slowdown, 100 * k->alu_slowdown_hw);

@@ -83,7 +83,7 @@ double tsc_frontend_slowdown(const fe_fit *f, double quiet, double *hw)
     return known ? f->best / quiet - 1 : 0;
 }
 
-bool tsc_frontend_shared(double slowdown, double hw)
+bool tsc_frontend_shared(double slowdown)
 {
-    return slowdown > FE_SHARED && slowdown > hw;
+    return slowdown > FE_SHARED;
 }

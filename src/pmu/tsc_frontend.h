@@ -58,12 +58,16 @@ void tsc_frontend_fit(const double *a, const double *b, size_t n, double ops, do
  * third of a batch's lines, whose values were right). */
 double tsc_frontend_slowdown(const fe_fit *f, double quiet, double *hw);
 
-/* Whether the front end was shared: the probe ran more than FE_SHARED
- * slower than the quiet core's, beyond its half-width.  (The probe's
- * quiet cost lies within 2 % of the width's on the cores above; a loop of
- * NOPs on a shared core read 20-140 % slower.) */
+/* Whether the front end was shared: the probe's quietest stretch ran more
+ * than FE_SHARED slower than the quiet core's.  Not also beyond its
+ * half-width: the quietest of the stretches can only read low by chance,
+ * and a neighbour that comes and goes by the microsecond spreads a
+ * stretch's runs so that its half-width reached 0.9-1.0 while it read
+ * 42-76 % slow (one NOP then read 0.36-0.38 cycles against 0.17,
+ * unflagged).  (The probe's quiet cost lies within 2 % of the width's on
+ * the cores above; a loop of NOPs on a shared core read 20-140 % slower.) */
 #define FE_SHARED 0.2
-bool tsc_frontend_shared(double slowdown, double hw);
+bool tsc_frontend_shared(double slowdown);
 
 /* How much of a value measured on a shared front end the quiet core may
  * not need: 100 NOPs took 2.2 times as long beside a busy sibling. */

@@ -605,7 +605,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         bool in_budget = (double)(clock_tsc() - t0) <= goal->budget_ticks;
         double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
         bool shared = tsc_core_shared(slow, slow_hw) ||
-                      tsc_frontend_shared(out->fe_slowdown, out->fe_slowdown_hw);
+                      tsc_frontend_shared(out->fe_slowdown);
         if ((out->drift > 0 || shared) && in_budget && out->restarts < TSC_RESTARTS) {
             /* the clock moved, or another thread used the core (which
              * slows the code by what it shares, unknown): start over rather
@@ -654,7 +654,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
      * chain ran 0.7-1.6 % slow */
     double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
     /* ... and code that shared the front end, up to FE_SPAN of it */
-    if (tsc_frontend_shared(out->fe_slowdown, out->fe_slowdown_hw))
+    if (tsc_frontend_shared(out->fe_slowdown))
         slow = fmax(slow, FE_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles)

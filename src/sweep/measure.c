@@ -298,7 +298,7 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
     *unc = e ? engine_uncertainty(e) : 0;
     /* a front end shared with another thread counts as busy as well */
     *alu = res.cal.alu_slowdown;
-    if (tsc_frontend_shared(res.cal.fe_slowdown, res.cal.fe_slowdown_hw))
+    if (tsc_frontend_shared(res.cal.fe_slowdown))
         *alu = fmax(*alu, res.cal.fe_slowdown);
     bench_result_free(&res);
     if (isnan(*cycles))
