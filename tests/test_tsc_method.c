@@ -459,9 +459,9 @@ static void test_shared_core_throughout(void **state)
     g_shared_until = ~0u;
     g_shared_by = 0.05;
     double v = measure_pair(10, &o, NULL), hw, slow = tsc_alu_slowdown(&o, &hw);
-    if (o.restarts != TSC_RESTARTS || !tsc_core_shared(slow, hw))
+    if (o.restarts != TSC_SHARED_RESTARTS || !tsc_core_shared(slow, hw))
         show(v, &o);
-    assert_int_equal(o.restarts, TSC_RESTARTS);
+    assert_int_equal(o.restarts, TSC_SHARED_RESTARTS);
     assert_true(tsc_core_shared(slow, hw));
     assert_true(fabs(slow - 0.05) < 0.01);
     assert_int_equal(o.chain, 1);
@@ -499,9 +499,9 @@ static void test_shared_front_end_throughout(void **state)
     g_fe_shared_until = ~0u;
     g_fe_shared_by = 1.0;
     double v = measure_pair(10, &o, NULL);
-    if (o.restarts != TSC_RESTARTS || !tsc_frontend_shared(o.fe_slowdown))
+    if (o.restarts != TSC_SHARED_RESTARTS || !tsc_frontend_shared(o.fe_slowdown))
         show(v, &o);
-    assert_int_equal(o.restarts, TSC_RESTARTS);
+    assert_int_equal(o.restarts, TSC_SHARED_RESTARTS);
     assert_true(tsc_frontend_shared(o.fe_slowdown));
     assert_true(fabs(o.fe_slowdown - 1.04) < 0.05);
     assert_true(half_width(&o) >= FE_SPAN * v);

@@ -606,7 +606,9 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
         bool shared = tsc_core_shared(slow, slow_hw) ||
                       tsc_frontend_shared(out->fe_slowdown);
-        if ((out->drift > 0 || shared) && in_budget && out->restarts < TSC_RESTARTS) {
+        bool again = out->drift > 0 ? out->restarts < TSC_RESTARTS
+                                    : shared && out->restarts < TSC_SHARED_RESTARTS;
+        if (again && in_budget) {
             /* the clock moved, or another thread used the core (which
              * slows the code by what it shares, unknown): start over rather
              * than mix runs and a clock from different stretches; the

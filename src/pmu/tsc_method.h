@@ -130,6 +130,10 @@ typedef struct cal_progs {
  * (tsc_clock_drift), or another thread shared the core (tsc_core_shared,
  * tsc_frontend_shared), within the budget. */
 #define TSC_RESTARTS 2
+/* ... of which no more than this many for a shared core: a neighbour stays
+ * for seconds to minutes, and three tries of every batch line while it did
+ * cut a default batch from 4,700 lines a second to 1,200. */
+#define TSC_SHARED_RESTARTS 1
 /* Runs of a program after which a window that still decides the estimate
  * (tsc_fit.ambiguity) beyond the tolerance stops measuring again. */
 #define TSC_AMBIGUOUS_RUNS 200
