@@ -114,10 +114,10 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
     if (impossible)
         nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
                 "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
-    else if (shared && !wide)
-        nb_warn("%s: %.4f +/- %.4f per copy: measured while another thread shared the core "
-                "(see the backend line), which slows code by what the two share: an upper "
-                "bound; measure again when the core is quiet", e->name, v, u);
+    else if (shared)
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down: measured while another thread "
+                "shared the core (see the backend line), which slows code by what the two "
+                "share: an upper bound; measure again when the core is quiet", e->name, v, u);
     else if (e->uncertain && e->estimated && ro->prelude_spread * fabs(v) > tsc_tolerance(v))
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (what ran "
                 "right before the code moved its cost by %.0f%%, see the backend line: raise "
