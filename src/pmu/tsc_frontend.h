@@ -7,11 +7,11 @@
  * Emerald Rapids guest whose sibling thread ran a busy loop, 100 NOPs read
  * 0.40 cycles a NOP against 0.18, a pair of ADDs 2.00 and three independent
  * ADD chains 1.00 both times.  So the measuring process also times a loop of
- * NOPs a few times every pass over the samples (the probe: every NOP one instruction the front
- * end must deliver, nothing to execute) and compares its cycles per NOP
- * with what the core takes when nothing shares it: the fewest this
- * microarchitecture can take (its width, where known), or the fewest this
- * process has seen. */
+ * NOPs a few times every pass over the samples (the probe: every NOP one
+ * instruction the front end must deliver, nothing to execute) and compares
+ * its cycles per NOP with what the core takes when nothing shares it: the
+ * fewest this microarchitecture can take (its width, where known), or the
+ * fewest this process has seen. */
 #ifndef NB_PMU_TSC_FRONTEND_H
 #define NB_PMU_TSC_FRONTEND_H
 
@@ -36,10 +36,11 @@ double tsc_frontend_floor(const char *uarch);
  * out: an interrupt, or the first run after another process had the CPU,
  * whose code and branches the core then fetches afresh: with a busy loop
  * sharing nb's CPU, 3 of 30 batch lines read 37-57 % slow with the pairs
- * within twice the median kept), and its half-width (TSC_Z standard errors); `best`: the
- * lowest mean of up to FE_CHUNKS stretches of at least FE_CHUNK_RUNS pairs
- * in the order they ran (0 where there are too few), what the core gave
- * when it was quietest, and its half-width.  `scratch` holds n doubles. */
+ * within twice the median kept), and its half-width (TSC_Z standard
+ * errors); `best`: the lowest mean of up to FE_CHUNKS stretches of at
+ * least FE_CHUNK_RUNS pairs in the order they ran (0 where there are too
+ * few), what the core gave when it was quietest, and its half-width.
+ * `scratch` holds n doubles. */
 #define FE_CHUNKS 8
 #define FE_CHUNK_RUNS 3
 #define FE_KEEP 1.2

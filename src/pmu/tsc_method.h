@@ -101,10 +101,10 @@ typedef struct cal_progs {
     double step;         /* the TSC's step: the smallest change it shows, ticks */
     /* the front-end probe (tsc_frontend.h): CAL_BODY NOPs in loops of
      * CAL_LOOP_A and FE_LOOP iterations, run a few times every pass over
-     * the samples; the fewest
-     * cycles a NOP takes on this core idle (tsc_frontend_floor; 0: not
-     * known), and the fewest a stretch of this process read (0: none yet;
-     * the measuring process keeps it from one measurement to the next) */
+     * the samples; the fewest cycles a NOP takes on this core idle
+     * (tsc_frontend_floor; 0: not known), and the fewest a stretch of this
+     * process read (0: none yet; the measuring process keeps it from one
+     * measurement to the next) */
     cal_chain probe;
     bool has_probe;
     double fe_floor, fe_best;
