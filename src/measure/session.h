@@ -63,8 +63,9 @@ typedef struct bench_event_result {
      * max(0.02, 1.5 %) of it (tsc_tolerance), or it is impossible
      * (negative estimated cycles beyond its uncertainty on code that does
      * work), or it is estimated cycles measured while another thread
-     * shared the core (tsc_core_shared: then the interval holds for code
-     * slowed no more than the ADD chain).  A warning says so; the value is
+     * shared the core (tsc_core_shared, tsc_frontend_shared: the value is
+     * near an upper bound, TSC_SHARED_SPAN of it in the interval).  A
+     * warning says so; the value is
      * printed as measured. */
     bool uncertain;
     double min, max;         /* -range: from the per-run minima and maxima */

@@ -155,6 +155,14 @@ double tsc_tolerance(double v);
 #define TSC_SHARED 0.005
 bool tsc_core_shared(double slowdown, double hw);
 
+/* How much of a value measured on a shared core (tsc_core_shared or
+ * tsc_frontend_shared) a quiet core may not need, whichever probe saw it:
+ * 100 NOPs took 2.2 times as long beside a busy sibling, and six
+ * independent ADDs read 1.78-1.84 against 1.52 while the ADD chain ran
+ * only 0.8-1.1 % slow (the chain is latency-bound; code bound by the
+ * core's width loses what the neighbour takes of it). */
+#define TSC_SHARED_SPAN 0.6
+
 /* The half-width of a printed difference: `unc` (ticks) of the estimate
  * `diff` and, for estimated cycles (ratio > 0: ticks per core cycle, with
  * half-width ratio_hw), the clock's share, independent, so in quadrature;

@@ -70,8 +70,5 @@ double tsc_frontend_slowdown(const fe_fit *f, double quiet, double *hw);
 #define FE_SHARED 0.2
 bool tsc_frontend_shared(double slowdown);
 
-/* How much of a value measured on a shared front end the quiet core may
- * not need: 100 NOPs took 2.2 times as long beside a busy sibling. */
-#define FE_SPAN 0.6
 
 #endif

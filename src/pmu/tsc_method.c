@@ -650,14 +650,14 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         out->ratio_hw = INFINITY;
         out->n_cal = out->n_add = out->cal_runs = 1;
     }
-    /* code that shares the core's ALUs with another thread runs as much
-     * slower as the ADD chain did, or more (then its value is flagged: see
-     * tsc_core_shared): an ADD pair read 2.03-2.04 +/- 0.025 while the
-     * chain ran 0.7-1.6 % slow */
+    /* code that shares the core with another thread runs at least as
+     * much slower as the ADD chain did (an ADD pair read 2.03-2.04 +/-
+     * 0.025 while the chain ran 0.7-1.6 % slow), and where either probe
+     * saw the core shared, up to TSC_SHARED_SPAN of its value (then it is
+     * flagged: see tsc_core_shared) */
     double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
-    /* ... and code that shared the front end, up to FE_SPAN of it */
-    if (tsc_frontend_shared(out->fe_slowdown))
-        slow = fmax(slow, FE_SPAN);
+    if (tsc_core_shared(slow, slow_hw) || tsc_frontend_shared(out->fe_slowdown))
+        slow = fmax(slow, TSC_SHARED_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles)
             out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) + TSC_CONTEXT_CYCLES * out->ratio;
