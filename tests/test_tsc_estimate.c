@@ -259,6 +259,20 @@ static void test_core_shared(void **state)
     assert_false(tsc_core_shared(0.05, 0.0));
 }
 
+/* Fewer than 80 % of a program's runs kept: the core was disturbed; not
+ * judged from fewer than TSC_KEPT_RUNS runs. */
+static void test_disturbed(void **state)
+{
+    (void)state;
+    assert_false(tsc_disturbed((size_t[]){200, 200}, (size_t[]){200, 192}));
+    assert_false(tsc_disturbed((size_t[]){200, 200}, (size_t[]){160, 160}));   /* 80 % */
+    assert_true(tsc_disturbed((size_t[]){200, 200}, (size_t[]){200, 159}));
+    assert_true(tsc_disturbed((size_t[]){200, 200}, (size_t[]){152, 114}));
+    assert_false(tsc_disturbed((size_t[]){39, 39}, (size_t[]){10, 10}));      /* too few */
+    assert_true(tsc_disturbed((size_t[]){40, 8}, (size_t[]){31, 1}));
+    assert_false(tsc_disturbed((size_t[]){0, 0}, (size_t[]){0, 0}));
+}
+
 /* Two programs' runs taking turns after two preludes; after prelude 1 the
  * second program takes `moved` ticks more (what ran before it moved its
  * cost).  Each a rounded reading at a random phase. */
@@ -351,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_linear),
         cmocka_unit_test(test_half_width_and_tolerance),
         cmocka_unit_test(test_core_shared),
+        cmocka_unit_test(test_disturbed),
         cmocka_unit_test(test_step_of),
         cmocka_unit_test(test_prelude_spread),
     };

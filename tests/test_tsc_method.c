@@ -48,6 +48,9 @@ static double g_shared_by;          /* ...by this fraction */
 static unsigned g_fe_shared_until;  /* the NOP probe runs slow for as many calibration
                                        programs (another thread shares the front end) */
 static double g_fe_shared_by;       /* ...by this fraction */
+static unsigned g_disturb_until;    /* every third run of the two programs runs slow
+                                       until as many calibration programs ran (a
+                                       neighbour coming and going) */
 static bool g_big;                  /* place.c sees code of PLACE_BIG bytes and more */
 static long g_copies0 = COPIES_A;   /* the first program's copies (0: -basic_mode) */
 static long g_loops;                /* -loop_count of both programs (and place.c's) */
@@ -69,7 +72,10 @@ static double prog_cycles(const codegen_prog *p)
             return a + c->ops * per_op;
     }
     /* the two programs, and place.c's program without copies */
+    static unsigned runs;
     double copies = (double)p->n_copies * (double)(g_loops > 0 ? g_loops : 1);
+    if (g_cal_calls < g_disturb_until && ++runs % 3 == 0)
+        return 1.5 * (HARNESS_CYCLES + copies * CYCLES_PER_COPY);
     return HARNESS_CYCLES + copies * CYCLES_PER_COPY +
            (p->n_copies == COPIES_B ? copies * g_superlinear : 0) +
            (p->base == g_slow_at ? copies * g_slow_by : 0);
@@ -119,7 +125,7 @@ static double measure_pair(long n, tsc_outcome *o, place_outcome *po)
     };
     /* a budget no stall of a busy host exhausts: the passes end on their
      * own (pinned, or the growth limits) */
-    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .agg = 0};
+    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .agg = 0, .big = g_big};
     nb_error err = {0};
     assert_int_equal(measure(rs, 1, n, &g_cp, 1, &ctr, &ovf, &goal, o, &err), 0);
     assert_true(o->logged && o->ratio > 0);
@@ -183,6 +189,7 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     g_shared_by = 0;
     g_fe_shared_until = 0;
     g_fe_shared_by = 0;
+    g_disturb_until = 0;
     g_cp.fe_floor = FE_FLOOR;
     g_cp.fe_best = 0;
 }
@@ -534,6 +541,55 @@ static void test_shared_front_end_against_earlier(void **state)
     assert_true(tsc_frontend_shared(o.fe_slowdown));
 }
 
+/* A third of the programs' runs half as long again during the first pass
+ * (a neighbour coming and going): the runs kept are too few, the
+ * measurement starts over and, the neighbour gone, reads right and
+ * undisturbed. */
+static void test_disturbed_runs_start_over(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_disturb_until = 40;
+    double v = measure_pair(10, &o, NULL);
+    if (o.restarts < 1 || o.disturbed)
+        show(v, &o);
+    assert_right(v, &o);
+    assert_true(o.restarts >= 1);
+    assert_false(o.disturbed);
+}
+
+/* ... throughout: the outcome says so, and the half-width holds
+ * TSC_SHARED_SPAN of the value (the runs kept may be slowed too). */
+static void test_disturbed_runs_throughout(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_disturb_until = ~0u;
+    double v = measure_pair(10, &o, NULL);
+    if (o.restarts != TSC_SHARED_RESTARTS || !o.disturbed)
+        show(v, &o);
+    assert_int_equal(o.restarts, TSC_SHARED_RESTARTS);
+    assert_true(o.disturbed);
+    assert_true(half_width(&o) >= TSC_SHARED_SPAN * v);
+}
+
+/* Code beyond the L1 instruction cache, whose runs vary on their own: not
+ * judged by its runs kept (nor started over for them). */
+static void test_big_code_runs_not_judged(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_big = true;
+    g_disturb_until = ~0u;
+    measure_pair(10, &o, NULL);
+    assert_false(o.disturbed);
+    assert_int_equal(o.restarts, 0);
+    assert_true(tsc_disturbed(o.runs, o.kept));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -553,6 +609,9 @@ int main(void)
         cmocka_unit_test(test_shared_front_end_starts_over),
         cmocka_unit_test(test_shared_front_end_throughout),
         cmocka_unit_test(test_shared_front_end_against_earlier),
+        cmocka_unit_test(test_disturbed_runs_start_over),
+        cmocka_unit_test(test_disturbed_runs_throughout),
+        cmocka_unit_test(test_big_code_runs_not_judged),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

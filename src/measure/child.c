@@ -501,6 +501,7 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->alu_slowdown = tsc_alu_slowdown(to, &h->alu_slowdown_hw);
     h->fe_slowdown = to->fe_slowdown;
     h->fe_slowdown_hw = to->fe_slowdown_hw;
+    h->disturbed = to->disturbed;
     h->clock_moved = to->drift / ratio;
     h->restarts = to->restarts;
     h->has_unc = to->logged;
@@ -675,7 +676,8 @@ static void child_run(double *samples)
         /* a result per execution of the code: the second program's
          * executions of it beyond the first's (see INNER_EXEC) */
         tsc_goal goal = {.execs = execs >= 1 ? execs : 1,
-                         .budget_ticks = TSC_BUDGET_NS * g_cal.tsc_ghz, .agg = o->agg};
+                         .budget_ticks = TSC_BUDGET_NS * g_cal.tsc_ghz, .agg = o->agg,
+                         .big = place_big(&p, w->copies[1])};
         if (measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &goal,
                    &to, &err))
             child_fail(&err);

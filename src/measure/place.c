@@ -103,10 +103,9 @@ static bool linear(const place_job *j, const tsc_outcome *to, int c, probe_time 
                       to->unc[c], j->cp->step);
 }
 
-/* Whether the second program's copies outgrow the L1 instruction cache. */
-static bool big(const place_job *j)
+bool place_big(const codegen_params *p, long copies)
 {
-    return (double)codegen_copy_len(&j->params) * (double)j->copies[1] >= PLACE_BIG;
+    return (double)codegen_copy_len(p) * (double)copies >= PLACE_BIG;
 }
 
 /* Code beyond PLACE_BIG: measured at PLACE_MEAN places in all, each pair
@@ -206,7 +205,7 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
     /* -debug's trap in every run is the debugger's time, not the code's */
     if (c < 0 || !to->logged || j->params.debug)
         return 0;
-    if (big(j))
+    if (place_big(&j->params, j->copies[1]))
         return place_mean(j, to, po, c, err);
     probe_time h;
     if (!probe_for(j, &h))

@@ -41,6 +41,7 @@
 #ifndef NB_MEASURE_PLACE_H
 #define NB_MEASURE_PLACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "harness/codegen.h"
@@ -55,6 +56,8 @@
  * every placement tried, x 30 did not). */
 #define PLACE_BIG 32768
 #define PLACE_MEAN 4
+/* Whether `copies` copies of p's code reach PLACE_BIG. */
+bool place_big(const codegen_params *p, long copies);
 /* The most places a measurement reports. */
 #define PLACE_MAX (PLACE_MEAN > PLACE_TRIES ? PLACE_MEAN : PLACE_TRIES)
 

@@ -107,8 +107,11 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
      * NOPs), so the interval holds only where nothing shared the core */
     bool shared = e->estimated && (tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw) ||
                                    tsc_frontend_shared(ro->fe_slowdown));
+    /* or came and went: a fifth of a program's runs or more far above the
+     * rest, and those kept slowed part of the way (tsc_disturbed) */
+    bool disturbed = e->estimated && ro->disturbed;
     bool wide = u > tsc_tolerance(v);
-    e->uncertain = wide || impossible || shared;
+    e->uncertain = wide || impossible || shared || disturbed;
     if (!text)
         return;
     if (impossible)
@@ -118,6 +121,13 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down: measured while another thread "
                 "shared the core (see the backend line), which slows code by what the two "
                 "share: an upper bound; measure again when the core is quiet", e->name, v, u);
+    else if (disturbed)
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down: %.0f%% of a program's runs read "
+                "far above the rest (the core was disturbed while it ran, by another thread "
+                "or the host, or the code's cost varies from run to run; see the backend "
+                "line); measure again", e->name, v, u,
+                100 * fmax(1 - (double)ro->kept[0] / (double)(ro->runs[0] ? ro->runs[0] : 1),
+                           1 - (double)ro->kept[1] / (double)(ro->runs[1] ? ro->runs[1] : 1)));
     else if (e->uncertain && e->estimated && ro->prelude_spread * fabs(v) > tsc_tolerance(v))
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (what ran "
                 "right before the code moved its cost by %.0f%%, see the backend line: raise "
@@ -235,6 +245,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.placement_moved = ro->placement_moved;
         r->cal.placement_averaged = ro->placement_averaged;
         r->cal.placement_off = ro->placement_off;
+        r->cal.disturbed = ro->disturbed;
         r->cal.prelude_spread = ro->prelude_spread;
         r->cal.tsc_step = ro->tsc_step;
         for (int i = 0; i < 2; i++) {
@@ -710,13 +721,19 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(prelude, sizeof prelude, "; what ran right before the code moved its cost by "
                  "%.1f%% (two preludes, their mean printed, their distance in the uncertainty)",
                  100 * k->prelude_spread);
+    /* a fifth of a program's runs or more beyond the rest (tsc_disturbed) */
+    char dist[160] = "";
+    if (k->disturbed)
+        snprintf(dist, sizeof dist, "; only %zu and %zu of the programs' %zu and %zu runs read "
+                 "alike, the rest far above (the core was disturbed while they ran)",
+                 k->kept[0], k->kept[1], k->runs[0], k->runs[1]);
     char hw[48] = "";
     if (isfinite(k->ticks_per_cycle_hw))
         snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f%s ticks/core cycle "
-             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s)",
+             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s%s)",
              r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->calibrations, k->core_ghz, moved,
-             place, prelude, busy, stepped);
+             place, prelude, dist, busy, stepped);
 }
 
 void bench_result_free(bench_result *r)

@@ -110,6 +110,9 @@ typedef struct bench_calibration {
     unsigned placements;
     bool placement_moved, placement_averaged;
     double placement_off;
+    /* Whether a fifth or more of a program's runs read beyond the rest
+     * (pmu/tsc_estimate.h: tsc_disturbed; runs and kept say how many). */
+    bool disturbed;
     /* How far what ran right before the code moved its estimated cycles:
      * the distance of the values after the tsc method's two preludes,
      * beyond their noise, as a fraction of the value (0: not at all; in

@@ -270,7 +270,7 @@ static void worker_post(const worker_request *job, bool prepare_only)
     h->n_cal = h->cal_runs = h->restarts = 0;
     h->clock_moved = h->placement_off = h->prelude_spread = h->tsc_step = 0;
     h->placements = 1;
-    h->placement_moved = h->placement_averaged = false;
+    h->placement_moved = h->placement_averaged = h->disturbed = false;
     h->has_unc = false;
     memset(h->overflow, 0, sizeof h->overflow);
     memset(h->lost, 0, sizeof h->lost);
@@ -408,7 +408,8 @@ static const char *result_damage(const worker_request *job, long n)
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
         !finite_ge0(s->prelude_spread) || !finite_ge0(s->tsc_step) ||
-        !bool_at(offsetof(shared_hdr, placement_averaged)))
+        !bool_at(offsetof(shared_hdr, placement_averaged)) ||
+        !bool_at(offsetof(shared_hdr, disturbed)))
         return "calibration";
     return NULL;
 }
@@ -523,6 +524,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->placements = s->placements;
     out->placement_moved = s->placement_moved;
     out->placement_averaged = s->placement_averaged;
+    out->disturbed = s->disturbed;
     out->placement_off = s->placement_off;
     out->prelude_spread = s->prelude_spread;
     out->tsc_step = s->tsc_step;

@@ -108,6 +108,8 @@ typedef struct worker_output {
     size_t restarts;             /* measurements started over for it */
     unsigned placements;         /* places of the code measured (measure/place.h) */
     bool placement_moved;        /* the second was kept */
+    bool disturbed;              /* the runs showed the core disturbed
+                                    (pmu/tsc_estimate.h: tsc_disturbed) */
     bool placement_averaged;     /* the value is the mean of two places */
     double placement_off;        /* the value at the other, relative to the kept */
     double prelude_spread;       /* how far the preludes moved the value (a fraction) */

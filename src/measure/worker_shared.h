@@ -90,6 +90,7 @@ typedef struct shared_hdr {
     size_t cal_runs;         /* runs of the clock's chain that made it */
     double alu_slowdown, alu_slowdown_hw;
     double fe_slowdown, fe_slowdown_hw;   /* tsc_outcome's */
+    bool disturbed;                       /* tsc_outcome's */
     double clock_moved;      /* tsc_outcome.drift over the clock */
     size_t restarts;
     unsigned placements;     /* place_outcome (tsc) */

@@ -301,3 +301,11 @@ bool tsc_core_shared(double slowdown, double hw)
 {
     return hw > 0 && slowdown > hw && slowdown > TSC_SHARED;
 }
+
+bool tsc_disturbed(const size_t runs[2], const size_t kept[2])
+{
+    for (int r = 0; r < 2; r++)
+        if (runs[r] >= TSC_KEPT_RUNS && (double)kept[r] < TSC_KEPT_MIN * (double)runs[r])
+            return true;
+    return false;
+}

@@ -604,13 +604,15 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         bool pinned = estimate(rs, &w, goal, out);
         bool in_budget = (double)(clock_tsc() - t0) <= goal->budget_ticks;
         double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
+        out->disturbed = !goal->big && tsc_disturbed(out->runs, out->kept);
         bool shared = tsc_core_shared(slow, slow_hw) ||
-                      tsc_frontend_shared(out->fe_slowdown);
+                      tsc_frontend_shared(out->fe_slowdown) || out->disturbed;
         bool again = out->drift > 0 ? out->restarts < TSC_RESTARTS
                                     : shared && out->restarts < TSC_SHARED_RESTARTS;
         if (again && in_budget) {
             /* the clock moved, or another thread used the core (which
-             * slows the code by what it shares, unknown): start over rather
+             * slows the code by what it shares, unknown), or came and
+             * went: start over rather
              * than mix runs and a clock from different stretches; the
              * neighbour may be gone */
             out->restarts++;
@@ -653,10 +655,11 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     /* code that shares the core with another thread runs at least as
      * much slower as the ADD chain did (an ADD pair read 2.03-2.04 +/-
      * 0.025 while the chain ran 0.7-1.6 % slow), and where either probe
-     * saw the core shared, up to TSC_SHARED_SPAN of its value (then it is
-     * flagged: see tsc_core_shared) */
+     * saw the core shared or its runs it disturbed, up to TSC_SHARED_SPAN
+     * of its value (then it is flagged: see tsc_core_shared) */
     double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
-    if (tsc_core_shared(slow, slow_hw) || tsc_frontend_shared(out->fe_slowdown))
+    if (tsc_core_shared(slow, slow_hw) || tsc_frontend_shared(out->fe_slowdown) ||
+        out->disturbed)
         slow = fmax(slow, TSC_SHARED_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles)

@@ -156,6 +156,7 @@ typedef struct cal_progs {
 typedef struct tsc_goal {
     double execs;        /* executions of the code per result (the normalization) */
     double budget_ticks;
+    bool big;            /* code beyond the L1 instruction cache (no tsc_disturbed) */
     int agg;             /* nb_agg: how the samples become the printed value */
 } tsc_goal;
 
@@ -186,6 +187,7 @@ typedef struct tsc_outcome {
      * measurement's best stretch), its half-width; 0 where not known */
     fe_fit fe;
     double fe_slowdown, fe_slowdown_hw;
+    bool disturbed;                  /* tsc_disturbed (not for goal.big code) */
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
 } tsc_outcome;
 

@@ -39,6 +39,7 @@
 #include "events/evdb.h"
 #include "lib/sort.h"
 #include "measure/session.h"
+#include "pmu/tsc_estimate.h"
 #include "pmu/tsc_frontend.h"
 #include "sys/status.h"
 
@@ -300,6 +301,8 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
     *alu = res.cal.alu_slowdown;
     if (tsc_frontend_shared(res.cal.fe_slowdown))
         *alu = fmax(*alu, res.cal.fe_slowdown);
+    if (res.cal.disturbed)   /* ... and a disturbed core (tsc_disturbed) */
+        *alu = fmax(*alu, TSC_SHARED_SPAN);
     bench_result_free(&res);
     if (isnan(*cycles))
         return nb_error_set(err, NB_EUNSUPPORTED, "the %s backend counts no core cycles",
