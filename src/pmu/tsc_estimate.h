@@ -158,15 +158,16 @@ bool tsc_core_shared(double slowdown, double hw);
 /* Whether a program's runs show the core disturbed while they ran: of one
  * program's runs (TSC_KEPT_RUNS at least), fewer than TSC_KEPT_MIN read
  * within the window the estimate keeps (tsc_fit_log).  Noise only adds
- * time, and on a quiet core every run of code within the L1 instruction
- * cache lands in the window (92-100 % of them here while the host was
- * busy); a neighbour that comes and goes by the microsecond puts the rest
- * beyond it, and slows the runs kept part of the way too, unseen by the
- * probes' quietest stretches: one NOP read 0.219 +/- 0.019 against 0.175,
- * unflagged, with 76 % and 57 % of the runs kept, and six independent ADDs
- * 1.28, 1.33, 2.45 and 2.80 against 1.53 with 33-72 %.  Not for code beyond
- * that cache (place.h's PLACE_BIG), whose runs vary on their own (73-79 %
- * kept of 2 MB of NOPs on a quiet host). */
+ * time, and on a quiet core nearly every run of code within the L1
+ * instruction cache lands in the window (95-100 % of them here, in six
+ * processes of each case bench/accuracy runs); a neighbour that comes and
+ * goes by the microsecond puts the rest beyond it, and slows the runs kept
+ * part of the way too, unseen by the probes' quietest stretches: one NOP
+ * read 0.219 +/- 0.019 against 0.175, unflagged, with 76 % and 57 % of the
+ * runs kept, and six independent ADDs 1.28, 1.33, 2.45 and 2.80 against
+ * 1.53 with 33-72 %.  Not for code beyond that cache (place.h's
+ * PLACE_BIG), whose runs vary on their own (73-85 % kept of 2 MB of NOPs
+ * on a quiet host). */
 #define TSC_KEPT_MIN 0.8
 #define TSC_KEPT_RUNS 40
 bool tsc_disturbed(const size_t runs[2], const size_t kept[2]);
