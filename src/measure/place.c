@@ -205,7 +205,7 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
     /* -debug's trap in every run is the debugger's time, not the code's */
     if (c < 0 || !to->logged || j->params.debug)
         return 0;
-    if (place_big(&j->params, j->copies[1]))
+    if (j->goal->big)
         return place_mean(j, to, po, c, err);
     probe_time h;
     if (!probe_for(j, &h))

@@ -56,7 +56,8 @@
  * every placement tried, x 30 did not). */
 #define PLACE_BIG 32768
 #define PLACE_MEAN 4
-/* Whether `copies` copies of p's code reach PLACE_BIG. */
+/* Whether `copies` copies of p's code reach PLACE_BIG: the measuring process
+ * sets tsc_goal.big from it, which place_check goes by. */
 bool place_big(const codegen_params *p, long copies);
 /* The most places a measurement reports. */
 #define PLACE_MAX (PLACE_MEAN > PLACE_TRIES ? PLACE_MEAN : PLACE_TRIES)

@@ -70,5 +70,4 @@ double tsc_frontend_slowdown(const fe_fit *f, double quiet, double *hw);
 #define FE_SHARED 0.2
 bool tsc_frontend_shared(double slowdown);
 
-
 #endif

@@ -533,6 +533,15 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o)
     o->passes = 0;
 }
 
+/* Whether the outcome saw another thread on the core (its ALUs or its
+ * front end) or the runs disturbed (not for goal.big code): the measurement
+ * starts over for it and, still so, its values take TSC_SHARED_SPAN. */
+static bool core_busy(const tsc_outcome *o)
+{
+    double hw, slow = tsc_alu_slowdown(o, &hw);
+    return tsc_core_shared(slow, hw) || tsc_frontend_shared(o->fe_slowdown) || o->disturbed;
+}
+
 /* Both runs: `warm` discarded runs, then n kept samples of each.  With a
  * counter backend as nanoBench does it, the first program's samples, then
  * the second's.  With the tsc backend (cp) interleaved, sample i of the
@@ -603,12 +612,9 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         out->logged = true;
         bool pinned = estimate(rs, &w, goal, out);
         bool in_budget = (double)(clock_tsc() - t0) <= goal->budget_ticks;
-        double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
         out->disturbed = !goal->big && tsc_disturbed(out->runs, out->kept);
-        bool shared = tsc_core_shared(slow, slow_hw) ||
-                      tsc_frontend_shared(out->fe_slowdown) || out->disturbed;
         bool again = out->drift > 0 ? out->restarts < TSC_RESTARTS
-                                    : shared && out->restarts < TSC_SHARED_RESTARTS;
+                                    : core_busy(out) && out->restarts < TSC_SHARED_RESTARTS;
         if (again && in_budget) {
             /* the clock moved, or another thread used the core (which
              * slows the code by what it shares, unknown), or came and
@@ -658,8 +664,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
      * saw the core shared or its runs it disturbed, up to TSC_SHARED_SPAN
      * of its value (then it is flagged: see tsc_core_shared) */
     double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
-    if (tsc_core_shared(slow, slow_hw) || tsc_frontend_shared(out->fe_slowdown) ||
-        out->disturbed)
+    if (core_busy(out))
         slow = fmax(slow, TSC_SHARED_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles)
