@@ -54,6 +54,7 @@ static unsigned g_disturb_until;    /* every third run of the two programs runs 
 static bool g_big;                  /* place.c sees code of PLACE_BIG bytes and more */
 static long g_copies0 = COPIES_A;   /* the first program's copies (0: -basic_mode) */
 static long g_loops;                /* -loop_count of both programs (and place.c's) */
+static double g_insns_per_copy;     /* instructions a copy, as child.c counts them (0: none) */
 
 static double prog_cycles(const codegen_prog *p)
 {
@@ -125,7 +126,8 @@ static double measure_pair(long n, tsc_outcome *o, place_outcome *po)
     };
     /* a budget no stall of a busy host exhausts: the passes end on their
      * own (pinned, or the growth limits) */
-    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .agg = 0, .big = g_big};
+    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .agg = 0, .big = g_big,
+                     .insns = execs * g_insns_per_copy, .loops = (double)g_loops};
     nb_error err = {0};
     assert_int_equal(measure(rs, 1, n, &g_cp, 1, &ctr, &ovf, &goal, o, &err), 0);
     assert_true(o->logged && o->ratio > 0);
@@ -190,6 +192,8 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     g_fe_shared_until = 0;
     g_fe_shared_by = 0;
     g_disturb_until = 0;
+    g_insns_per_copy = 0;
+    g_loops = 0;
     g_cp.fe_floor = FE_FLOOR;
     g_cp.fe_best = 0;
 }
@@ -439,6 +443,37 @@ static void test_small_code_is_not_averaged(void **state)
                 tsc_tolerance(CYCLES_PER_COPY) + TSC_CONTEXT_CYCLES / (COPIES_B - COPIES_A));
 }
 
+/* Code that runs as fast as the front end delivers NOPs (a copy of 12
+ * instructions in its 2 cycles, against a sixth of a cycle a NOP) meets
+ * the harness harder than a chain: TSC_FE_CONTEXT_CYCLES a program in its
+ * half-width, and in a loop TSC_FE_LOOP_CYCLES an iteration more; code of
+ * fewer instructions in its cycles (a chain) keeps TSC_CONTEXT_CYCLES. */
+static void test_front_end_bound_context(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    double execs = COPIES_B - COPIES_A;
+    start(0.6, 0.6, 0, 0);
+    g_insns_per_copy = 12;
+    assert_right(measure_pair(10, &o, NULL), &o);
+    assert_true(o.fe_ref == FE_FLOOR);   /* the width's, not the probe's slower mean */
+    assert_true(half_width(&o) >= TSC_FE_CONTEXT_CYCLES / execs);
+    g_loops = 10;
+    measure_pair(10, &o, NULL);
+    assert_true(half_width(&o) >= (TSC_FE_CONTEXT_CYCLES + 10 * TSC_FE_LOOP_CYCLES) / (execs * 10));
+    /* the line: 1.25 times the front end's cycles for the instructions */
+    tsc_goal g = {.insns = 1000, .loops = 0};
+    assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_FE_CONTEXT_CYCLES);
+    assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES);
+    g.loops = 100;
+    assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_FE_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
+    assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES);
+    /* instructions or the front end's cost not known: a chain's */
+    assert_true(tsc_context_cycles(&g, 200, 0) == TSC_CONTEXT_CYCLES);
+    g.insns = 0;
+    assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_CONTEXT_CYCLES);
+}
+
 /* Another thread uses the core's ALUs during the first pass (10 samples,
  * 40 calibration programs): the ADD chain reads 5 % slower than the IMUL
  * chain, so the measurement starts over, and the neighbour gone, the
@@ -604,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_loop_slow_placement_is_left),
         cmocka_unit_test(test_big_code_is_averaged),
         cmocka_unit_test(test_small_code_is_not_averaged),
+        cmocka_unit_test(test_front_end_bound_context),
         cmocka_unit_test(test_shared_core_starts_over),
         cmocka_unit_test(test_shared_core_throughout),
         cmocka_unit_test(test_shared_front_end_starts_over),

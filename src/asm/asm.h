@@ -54,6 +54,10 @@ int asm_assemble(const char *text, const char *origin, asm_code *out, nb_error *
 
 void asm_code_free(asm_code *code);
 
+/* The instructions in `len` bytes of machine code, decoded in order (a byte
+ * that does not decode counts as one and decoding goes on after it). */
+size_t asm_count_insns(const uint8_t *bytes, size_t len);
+
 /* Disassemble one instruction at `bytes` into `buf` (Intel syntax, as Zydis
  * formats it). Returns its length, or 0 if it does not decode. */
 size_t asm_disasm_one(const uint8_t *bytes, size_t avail, uint64_t addr,

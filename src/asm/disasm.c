@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <Zydis/Decoder.h>
 #include <Zydis/Disassembler.h>
 #include <Zydis/MetaInfo.h>
 #include <Zydis/Mnemonic.h>
@@ -26,6 +27,19 @@ size_t asm_disasm_one(const uint8_t *bytes, size_t avail, uint64_t addr, char *b
         buf[buflen - 1] = 0;
     }
     return insn.info.length;
+}
+
+size_t asm_count_insns(const uint8_t *bytes, size_t len)
+{
+    ZydisDecoder dec;
+    ZydisDecodedInstruction insn;
+    ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+    size_t n = 0;
+    for (size_t at = 0; at < len; n++)
+        at += ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, bytes + at, len - at, &insn))
+                  ? insn.length
+                  : 1;
+    return n;
 }
 
 /* A general-purpose register as its number 0..15 (any width), or -1. */

@@ -677,7 +677,9 @@ static void child_run(double *samples)
          * executions of it beyond the first's (see INNER_EXEC) */
         tsc_goal goal = {.execs = execs >= 1 ? execs : 1,
                          .budget_ticks = TSC_BUDGET_NS * g_cal.tsc_ghz, .agg = o->agg,
-                         .big = place_big(&p, w->copies[1])};
+                         .big = place_big(&p, w->copies[1]),
+                         .insns = (execs >= 1 ? execs : 1) * (double)asm_count_insns(p.code, p.code_len),
+                         .loops = (double)w->loops[1]};
         if (measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &goal,
                    &to, &err))
             child_fail(&err);

@@ -425,7 +425,7 @@ static void frontend_fit(const tsc_work *w, tsc_outcome *o)
     static double scratch[TSC_CAL_MAX];
     const cal_progs *cp = w->cp;
     o->fe = (fe_fit){0};
-    o->fe_slowdown = o->fe_slowdown_hw = 0;
+    o->fe_slowdown = o->fe_slowdown_hw = o->fe_ref = 0;
     if (!cp->has_probe || !(o->ratio > 0))
         return;
     tsc_frontend_fit(w->fe_a, w->fe_b, w->n_fe, cp->probe.ops, o->ratio, scratch, &o->fe);
@@ -434,6 +434,11 @@ static void frontend_fit(const tsc_work *w, tsc_outcome *o)
         if (seen[i] > 0 && (quiet == 0 || seen[i] < quiet))
             quiet = seen[i];
     o->fe_slowdown = tsc_frontend_slowdown(&o->fe, quiet, &o->fe_slowdown_hw);
+    /* what code the front end bounds runs at (tsc_context_cycles): the
+     * core's width where known, else the probe's mean (the quietest
+     * stretch can read low by chance: 0.12 where the width allows 0.167) */
+    o->fe_ref = cp->fe_floor > 0 && (cp->fe_floor < o->fe.cost || !(o->fe.cost > 0)) ? cp->fe_floor
+                                                                                    : o->fe.cost;
 }
 
 /* The clock from the chains' runs so far (tsc_chain_fit): the chain that
@@ -668,8 +673,16 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         slow = fmax(slow, TSC_SHARED_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles)
-            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) + TSC_CONTEXT_CYCLES * out->ratio;
+            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) +
+                           tsc_context_cycles(goal, fabs(out->diff[c]) / out->ratio, out->fe_ref) *
+                               out->ratio;
     return 0;
+}
+
+double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref)
+{
+    bool fe_bound = goal->insns > 0 && fe_ref > 0 && cycles < TSC_FE_BOUND * fe_ref * goal->insns;
+    return fe_bound ? TSC_FE_CONTEXT_CYCLES + TSC_FE_LOOP_CYCLES * goal->loops : TSC_CONTEXT_CYCLES;
 }
 
 double tsc_alu_slowdown(const tsc_outcome *o, double *hw)

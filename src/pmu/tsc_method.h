@@ -126,6 +126,21 @@ typedef struct cal_progs {
  * four builds of nb whose code lay differently, each steady to 0.004
  * (-unroll_count 100: 0.01 a copy; nanoBench's 1,000 copies 0.001). */
 #define TSC_CONTEXT_CYCLES 1.0
+/* ... and for code that runs about as fast as the core's front end
+ * delivers NOPs (fewer than TSC_FE_BOUND times the front end's cycles a
+ * NOP, per instruction: tsc_context_cycles), which the front end bounds
+ * rather than a chain or the ports, more: where it meets the harness,
+ * TSC_FE_CONTEXT_CYCLES a program (100 NOPs read 0.158-0.184 a NOP in three
+ * builds of nb, their reference 0.177-0.186: up to 2.4 cycles a program; six
+ * independent ADDs and an ADD pair, 100 copies, alike in every build to 0.01
+ * a copy), and in a loop TSC_FE_LOOP_CYCLES every iteration: the loop's
+ * taken branch, whose cost depends on which part of the front end delivers
+ * the body (a loop of 10 NOPs read 0.161-0.177 a NOP in one build and
+ * another, its reference 0.153-0.183; of 20 NOPs 0.209-0.216, of 200
+ * 0.1746-0.1749). */
+#define TSC_FE_BOUND 1.25
+#define TSC_FE_CONTEXT_CYCLES 3.0
+#define TSC_FE_LOOP_CYCLES 0.3
 /* Times a measurement starts over where the clock moved while it ran
  * (tsc_clock_drift), or another thread shared the core (tsc_core_shared,
  * tsc_frontend_shared), within the budget. */
@@ -157,6 +172,8 @@ typedef struct tsc_goal {
     double execs;        /* executions of the code per result (the normalization) */
     double budget_ticks;
     bool big;            /* code beyond the L1 instruction cache (no tsc_disturbed) */
+    double insns;        /* instructions of the code the programs differ by (0: not known) */
+    double loops;        /* iterations of the programs' loop (0: none) */
     int agg;             /* nb_agg: how the samples become the printed value */
 } tsc_goal;
 
@@ -187,6 +204,7 @@ typedef struct tsc_outcome {
      * measurement's best stretch), its half-width; 0 where not known */
     fe_fit fe;
     double fe_slowdown, fe_slowdown_hw;
+    double fe_ref;                   /* cycles a NOP where the front end bounds code (0: not known) */
     bool disturbed;                  /* tsc_disturbed (not for goal.big code) */
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
 } tsc_outcome;
@@ -205,6 +223,12 @@ typedef struct run_state {
     size_t n;            /* samples (set by measure) */
     tsc_log log;         /* every run (tsc; set by measure) */
 } run_state;
+
+/* TSC_CONTEXT_CYCLES, or for code that the front end bounds (`cycles` for
+ * the programs' difference, goal->insns instructions, against fe_ref
+ * cycles a NOP: tsc_outcome.fe_ref) TSC_FE_CONTEXT_CYCLES and
+ * TSC_FE_LOOP_CYCLES for each of goal->loops iterations. */
+double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref);
 
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
  * is known, not searched) and the front-end probe (fe_floor: see
