@@ -474,6 +474,26 @@ static void test_front_end_bound_context(void **state)
     assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_CONTEXT_CYCLES);
 }
 
+/* What more runs can pin down: the statistical part asks for runs by its
+ * square; the window's ambiguity after TSC_AMBIGUOUS_RUNS runs and the
+ * preludes' spread beyond the tolerance stop the measurement (INFINITY),
+ * except where the clock's part is beyond most of the tolerance: passes
+ * calibrate again. */
+static void test_need(void **state)
+{
+    (void)state;
+    double tol = 0.02;
+    assert_true(tsc_need(0.01, 0.01, 0, 0, 0, tol, 40) == 1);
+    assert_true(fabs(tsc_need(0.028, 0.028, 0, 0, 0, tol, 40) - 4) < 1e-9);
+    assert_true(isinf(tsc_need(0.05, 0.05, 0, 0.03, 0, tol, 40)));
+    assert_true(isinf(tsc_need(0.05, 0.05, 0.03, 0, 0, tol, TSC_AMBIGUOUS_RUNS)));
+    assert_false(isinf(tsc_need(0.05, 0.05, 0.03, 0, 0, tol, TSC_AMBIGUOUS_RUNS - 1)));
+    /* a clock as wide as the one from 5 slowed calibrations */
+    double n = tsc_need(0.72, 0.05, 0, 0.03, 0.7, tol, 40);
+    assert_false(isinf(n));
+    assert_true(n >= (0.7 / (0.7 * tol)) * (0.7 / (0.7 * tol)));
+}
+
 /* Another thread uses the core's ALUs during the first pass (10 samples,
  * 40 calibration programs): the ADD chain reads 5 % slower than the IMUL
  * chain, so the measurement starts over, and the neighbour gone, the
@@ -640,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_big_code_is_averaged),
         cmocka_unit_test(test_small_code_is_not_averaged),
         cmocka_unit_test(test_front_end_bound_context),
+        cmocka_unit_test(test_need),
         cmocka_unit_test(test_shared_core_starts_over),
         cmocka_unit_test(test_shared_core_throughout),
         cmocka_unit_test(test_shared_front_end_starts_over),

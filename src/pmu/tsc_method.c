@@ -508,22 +508,10 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
         double v = o->diff[c] / o->ratio / g->execs;
         double u = tsc_half_width(o->diff[c], o->unc[c], o->agg_off[c], o->ratio, o->ratio_hw) /
                    g->execs;
-        double tol = tsc_tolerance(v);
+        double tol = tsc_tolerance(v), x = o->ratio * g->execs;
         pinned &= u <= tol;
-        /* more runs do not settle which runs were disturbed, once there
-         * are enough to show the spread (a few slowed runs among 20 can
-         * make the window look decisive by chance) */
-        if (amb / o->ratio / g->execs > tol && f[0].runs >= TSC_AMBIGUOUS_RUNS)
-            need = INFINITY;
-        /* nor how far the preludes move the code, once it is beyond
-         * their noise (which the spread is net of) */
-        if (o->prelude[c] / o->ratio / g->execs > tol)
-            need = INFINITY;
-        /* the runs the statistical part needs to come within most of the
-         * tolerance: it shrinks with their root (the window's part may not) */
-        double stat = o->unc[c] / o->ratio / g->execs;
-        if (u > tol && stat > 0)
-            need = fmax(need, (stat / (0.7 * tol)) * (stat / (0.7 * tol)));
+        need = fmax(need, tsc_need(u, o->unc[c] / x, amb / x, o->prelude[c] / x,
+                                   fabs(v) * o->ratio_hw / o->ratio, tol, f[0].runs));
     }
     o->need = need;
     return pinned;
@@ -683,6 +671,30 @@ double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref)
 {
     bool fe_bound = goal->insns > 0 && fe_ref > 0 && cycles < TSC_FE_BOUND * fe_ref * goal->insns;
     return fe_bound ? TSC_FE_CONTEXT_CYCLES + TSC_FE_LOOP_CYCLES * goal->loops : TSC_CONTEXT_CYCLES;
+}
+
+double tsc_need(double u, double stat, double amb, double prelude, double clock, double tol,
+                size_t runs)
+{
+    double need = 1, want = 0.7 * tol;
+    /* the runs the statistical part needs to come within most of the
+     * tolerance: it shrinks with their root (the window's part may not) */
+    if (u > tol && stat > 0)
+        need = fmax(need, (stat / want) * (stat / want));
+    /* the clock's part: further passes calibrate again beside their
+     * samples (a clock from 5 calibrations, most of them slowed, read
+     * 0.968 +/- 0.15 ticks a cycle against 0.768, and a load chain 4.15
+     * +/- 0.72, when the preludes' spread had stopped the measurement
+     * after one pass) */
+    if (clock > want)
+        return fmax(need, (clock / want) * (clock / want));
+    /* more runs do not settle which runs were disturbed, once there are
+     * enough to show the spread (a few slowed runs among 20 can make the
+     * window look decisive by chance), nor how far the preludes move the
+     * code, once it is beyond their noise (which the spread is net of) */
+    if ((amb > tol && runs >= TSC_AMBIGUOUS_RUNS) || prelude > tol)
+        return INFINITY;
+    return need;
 }
 
 double tsc_alu_slowdown(const tsc_outcome *o, double *hw)

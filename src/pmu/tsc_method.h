@@ -245,6 +245,15 @@ void cal_dither_setup(cal_progs *cp);
 int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ctr,
             const pmu_counter *ctr, bool *ovf, const tsc_goal *goal, tsc_outcome *out,
             nb_error *err);
+/* The runs a measurement needs over those it made (tsc_outcome.need), from
+ * a value's half-width u and its parts, per copy: the statistical one, the
+ * window's ambiguity, the preludes' spread, the clock's; runs: the first
+ * program's.  INFINITY where more runs cannot pin it down (ambiguity after
+ * TSC_AMBIGUOUS_RUNS, or the preludes' spread, beyond the tolerance),
+ * unless the clock's part is beyond most of it: more passes calibrate
+ * again. */
+double tsc_need(double u, double stat, double amb, double prelude, double clock, double tol,
+                size_t runs);
 /* How much slower the ADD chain ran than the clock o used implies (a
  * fraction), and its half-width in *hw (0 where the ADD chain is the clock,
  * or did not run: nothing compared); see tsc_core_shared. */
