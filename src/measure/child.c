@@ -511,11 +511,14 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->kept[1] = to->kept[1];
     h->passes = to->passes;
     h->tsc_step = g_cal.cp.step;
-    h->prelude_spread = 0;
+    h->prelude_spread = h->context = 0;
+    h->fe_bound = to->fe_bound;
     for (size_t k = 0; k < grp->n_ctr; k++) {
         bool cyc = grp->ctr[k].tsc_cycles;
-        if (cyc && to->logged && fabs(to->diff[k]) > 0)
+        if (cyc && to->logged && fabs(to->diff[k]) > 0) {
             h->prelude_spread = fmax(h->prelude_spread, to->prelude[k] / fabs(to->diff[k]));
+            h->context = fmax(h->context, to->context[k] * ratio / fabs(to->diff[k]));
+        }
         h->diff[k] = cyc ? to->diff[k] / ratio : to->diff[k];
         h->unc[k] = tsc_half_width(to->diff[k], to->unc[k], to->agg_off[k], cyc ? ratio : 0,
                                    to->ratio_hw);

@@ -128,6 +128,11 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
                 "line); measure again", e->name, v, u,
                 100 * fmax(1 - (double)ro->kept[0] / (double)(ro->runs[0] ? ro->runs[0] : 1),
                            1 - (double)ro->kept[1] / (double)(ro->runs[1] ? ro->runs[1] : 1)));
+    else if (e->uncertain && e->estimated && ro->fe_bound && ro->context * fabs(v) > tsc_tolerance(v) / 2)
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (short code "
+                "that the front end bounds: where it meets the harness moves its cost by up to "
+                "%.0f%%, JSON harness_context: raise -unroll_count)", e->name, v, u,
+                100 * ro->context);
     else if (e->uncertain && e->estimated && ro->prelude_spread * fabs(v) > tsc_tolerance(v))
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (what ran "
                 "right before the code moved its cost by %.0f%%, see the backend line: raise "
@@ -247,6 +252,8 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.placement_off = ro->placement_off;
         r->cal.disturbed = ro->disturbed;
         r->cal.prelude_spread = ro->prelude_spread;
+        r->cal.harness_context = ro->context;
+        r->cal.fe_bound = ro->fe_bound;
         r->cal.tsc_step = ro->tsc_step;
         for (int i = 0; i < 2; i++) {
             r->cal.runs[i] = ro->runs[i];

@@ -118,6 +118,11 @@ typedef struct bench_calibration {
      * beyond their noise, as a fraction of the value (0: not at all; in
      * the uncertainty). */
     double prelude_spread;
+    /* Where the code meets the harness, in the uncertainty, as a fraction of
+     * the value (tsc_context_cycles); fe_bound: code the front end bounds,
+     * which takes more of it. */
+    double harness_context;
+    bool fe_bound;
     /* The TSC's step: the quantum its readings come in (ticks; 2 on an
      * Emerald Rapids guest, 21 on a Zen 5 host's guest). */
     double tsc_step;

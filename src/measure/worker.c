@@ -268,9 +268,9 @@ static void worker_post(const worker_request *job, bool prepare_only)
     nb_error_clear(&h->err);
     h->debug_text[0] = 0;
     h->n_cal = h->cal_runs = h->restarts = 0;
-    h->clock_moved = h->placement_off = h->prelude_spread = h->tsc_step = 0;
+    h->clock_moved = h->placement_off = h->prelude_spread = h->context = h->tsc_step = 0;
     h->placements = 1;
-    h->placement_moved = h->placement_averaged = h->disturbed = false;
+    h->placement_moved = h->placement_averaged = h->disturbed = h->fe_bound = false;
     h->has_unc = false;
     memset(h->overflow, 0, sizeof h->overflow);
     memset(h->lost, 0, sizeof h->lost);
@@ -407,7 +407,8 @@ static const char *result_damage(const worker_request *job, long n)
         !isfinite(s->fe_slowdown) || !finite_ge0(s->fe_slowdown_hw) ||
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
-        !finite_ge0(s->prelude_spread) || !finite_ge0(s->tsc_step) ||
+        !finite_ge0(s->prelude_spread) || !finite_ge0(s->context) || !finite_ge0(s->tsc_step) ||
+        !bool_at(offsetof(shared_hdr, fe_bound)) ||
         !bool_at(offsetof(shared_hdr, placement_averaged)) ||
         !bool_at(offsetof(shared_hdr, disturbed)))
         return "calibration";
@@ -527,6 +528,8 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->disturbed = s->disturbed;
     out->placement_off = s->placement_off;
     out->prelude_spread = s->prelude_spread;
+    out->context = s->context;
+    out->fe_bound = s->fe_bound;
     out->tsc_step = s->tsc_step;
     out->restarts = s->restarts;
     out->steps = s->steps;

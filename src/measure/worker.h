@@ -113,6 +113,9 @@ typedef struct worker_output {
     bool placement_averaged;     /* the value is the mean of two places */
     double placement_off;        /* the value at the other, relative to the kept */
     double prelude_spread;       /* how far the preludes moved the value (a fraction) */
+    double context;              /* where the code meets the harness, in the uncertainty
+                                    (a fraction of the value) */
+    bool fe_bound;               /* the code the front end bounds (tsc_context_cycles) */
     double tsc_step;             /* the TSC's step (ticks) */
     /* The tsc method's estimate (has_unc): per counter, second minus first
      * program (the means of their undisturbed runs) and its half-width, in

@@ -97,6 +97,8 @@ typedef struct shared_hdr {
     bool placement_moved, placement_averaged;
     double placement_off;
     double prelude_spread;   /* tsc_outcome.prelude over the value (tsc cycles) */
+    double context;          /* tsc_outcome.context over the value (tsc cycles) */
+    bool fe_bound;           /* tsc_outcome's */
     double tsc_step;         /* the TSC's step, ticks (cal_progs.step) */
     /* the tsc method's estimate (has_unc): per counter, second minus first
      * program and its half-width, in the counter's unit (estimated cycles

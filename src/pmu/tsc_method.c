@@ -660,10 +660,11 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     if (core_busy(out))
         slow = fmax(slow, TSC_SHARED_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
-        if (ctr[c].tsc_cycles)
-            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) +
-                           tsc_context_cycles(goal, fabs(out->diff[c]) / out->ratio, out->fe_ref) *
-                               out->ratio;
+        if (ctr[c].tsc_cycles) {
+            out->context[c] = tsc_context_cycles(goal, fabs(out->diff[c]) / out->ratio, out->fe_ref);
+            out->fe_bound |= out->context[c] > TSC_CONTEXT_CYCLES;
+            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) + out->context[c] * out->ratio;
+        }
     return 0;
 }
 

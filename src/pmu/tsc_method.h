@@ -205,6 +205,9 @@ typedef struct tsc_outcome {
     fe_fit fe;
     double fe_slowdown, fe_slowdown_hw;
     double fe_ref;                   /* cycles a NOP where the front end bounds code (0: not known) */
+    /* per counter: the core cycles of context in unc (tsc_context_cycles) */
+    double context[PMU_MAX_GROUP_CTR];
+    bool fe_bound;                   /* the code the front end bounds (tsc_context_cycles) */
     bool disturbed;                  /* tsc_disturbed (not for goal.big code) */
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
 } tsc_outcome;

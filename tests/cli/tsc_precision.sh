@@ -58,6 +58,22 @@ grep -q "impossible" "$tmp/err" || { die "no 'impossible' message"; cat "$tmp/er
 line=$(grep '^nb: backend:' "$tmp/err")
 echo "$line" | grep -q "ticks/core cycle \[" && die "calibration range printed: $line"
 echo "$line" | grep -qE "[0-9] \+/- [0-9.]+ ticks/core cycle" || die "no half-width: $line"
+# Short code that the front end bounds (100 NOPs: each takes what the
+# front end needs to deliver it) carries 3 cycles of context a program,
+# an IMUL chain 1; a shared front end or disturbed runs cannot judge it
+"$NB" -backend tsc -asm nop -unroll_count 100 -output json > "$tmp/n" 2> /dev/null || die "nop x100 run"
+"$NB" -backend tsc -asm "imul rax, rax" -unroll_count 100 -output json > "$tmp/i" 2> /dev/null || die "imul x100 run"
+/usr/bin/python3 - "$tmp/n" "$tmp/i" <<'PY' || fail=1
+import json, sys
+n, i = (json.loads(open(f).readline())["backend"]["calibration"] for f in sys.argv[1:3])
+busy = any(c["frontend_slowdown"] > 0.2 or c["runs_disturbed"] or c["alu_slowdown"] > 0.01
+           for c in (n, i))
+if busy:
+    print("note: front-end-bound context not judged (the core was shared or disturbed)")
+else:
+    assert n["frontend_bound"] and n["harness_context"] > 0.08, n
+    assert not i["frontend_bound"] and i["harness_context"] < 0.01, i
+PY
 smt=$(cat /sys/devices/system/cpu/smt/active 2>/dev/null || echo 0)
 if [ "$smt" != 1 ] && echo "$line" | grep -q hyperthread; then die "hyperthread claimed with SMT off: $line"; fi
 exit $fail
