@@ -13,7 +13,8 @@
  * layout.c (labels, branch sizing, alignment), driven by driver.c; names.c
  * holds the mnemonic and register names, nops.c the NOPs, diag.c the
  * errors; disasm.c formats bytes back to text for -print_code and fault
- * reports.
+ * reports, and counts the instructions in them (the tsc method's
+ * front-end-bound test).
  *
  * Ownership: asm_assemble() fills an asm_code whose arrays the caller frees
  * with asm_code_free(); on error it frees everything it allocated and fills

@@ -1,5 +1,5 @@
-/* Disassembly for -print_code and fault reports: Zydis's decoder and Intel
- * formatter. */
+/* Disassembly for -print_code and fault reports, and the instruction count
+ * the tsc method judges code by: Zydis's decoder and Intel formatter. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
