@@ -172,6 +172,11 @@ static void test_every_ending_signal_restores(void **state)
         {SIGRTMIN + 3, "nb: stopped by SIGRTMIN+3\n"}, {SIGRTMAX, "nb: stopped by SIGRTMAX\n"},
     };
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        /* valgrind does not deliver a raised SIGSTKFLT or SIGRTMAX (it
+         * keeps them: the child went on to _exit(2)): judged on a real run
+         * only */
+        if ((sigs[i].sig == SIGSTKFLT || sigs[i].sig == SIGRTMAX) && getenv("NB_UNDER_VALGRIND"))
+            continue;
         int fd[2];
         assert_int_equal(pipe(fd), 0);
         pid_t pid = fork();

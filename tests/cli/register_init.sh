@@ -18,7 +18,9 @@ done
 for i in $(seq 0 15); do
     grep -Eq "^  xmm$i +00000000 00000000 00000000 00000000\$" "$tmp/err" || { echo "FAIL: xmm$i not 0"; fail=1; }
 done
-grep -q '^  mxcsr   0x00001f80$' "$tmp/err" || { echo "FAIL: mxcsr not 0x1f80"; fail=1; }
+# (valgrind's synthetic CPU keeps an MXCSR of its own)
+[ -n "${NB_UNDER_VALGRIND:-}" ] || grep -q '^  mxcsr   0x00001f80$' "$tmp/err" ||
+    { echo "FAIL: mxcsr not 0x1f80"; fail=1; }
 for i in $(seq 0 7); do
     grep -Eq "^  st$i +0000 0000000000000000\$" "$tmp/err" || { echo "FAIL: st$i not empty"; fail=1; }
 done

@@ -16,7 +16,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 # ---- the list ----
 "$NB" -sweep -sweep_list > "$tmp/list" 2> "$tmp/list.err" || fail "-sweep_list: exit $?"
 n=$(wc -l < "$tmp/list")
-[ "$n" -ge 3000 ] || fail "-sweep_list lists $n forms, want at least 3000"
+# (under valgrind nb sees its synthetic CPU's CPUID, with fewer extensions:
+# 2,906 forms on an Emerald Rapids guest)
+[ -n "${NB_UNDER_VALGRIND:-}" ] || [ "$n" -ge 3000 ] || fail "-sweep_list lists $n forms, want at least 3000"
 grep -qxF "imul r64, r64, imm8" "$tmp/list" || fail "no 'imul r64, r64, imm8'"
 grep -qxF "lea r64, m" "$tmp/list" || fail "no 'lea r64, m'"
 grep -q "forms to measure" "$tmp/list.err" || fail "no summary note"
@@ -70,8 +72,10 @@ grep -q '"form":"rdpmc".*"status":"fault"' "$tmp/s.json" || \
     grep -q '"form":"rdpmc".*"status":"ok"' "$tmp/s.json" || fail "rdpmc: neither a fault nor measured"
 grep -q "faulted" "$tmp/s.err" || fail "no summary"
 head -1 "$tmp/s.txt" | grep -q "^form  *latency  *throughput" || fail "text header: $(head -1 "$tmp/s.txt")"
-grep -q "^add r64, r64  *[01]\.[0-9][0-9]  *0\.[0-9][0-9]  *op1->op1 " "$tmp/s.txt" || \
-    fail "text row of add: $(grep '^add' "$tmp/s.txt")"
+# (its values judged on a real CPU only, not valgrind's synthetic one)
+row='^add r64, r64  *[01]\.[0-9][0-9]  *0\.[0-9][0-9]  *op1->op1 '
+[ -n "${NB_UNDER_VALGRIND:-}" ] && row='^add r64, r64  *[0-9]+\.[0-9][0-9]  *[0-9]+\.[0-9][0-9]  *op1->op1 '
+grep -Eq "$row" "$tmp/s.txt" || fail "text row of add: $(grep '^add' "$tmp/s.txt")"
 if $PY -c "import jsonschema" 2>/dev/null; then
     $PY tests/validate_sweep.py docs/sweep-schema.json "$tmp/s.json" "$tmp/s.csv" || fail "schema"
 else

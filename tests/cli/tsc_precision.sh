@@ -16,8 +16,10 @@ die() { echo "FAIL: $*"; fail=1; }
 # exact counts, and the flags say whether the value is pinned down
 "$NB" -asm "add rax, rbx" -output json > "$tmp/j" 2> "$tmp/err" || { cat "$tmp/err"; exit 1; }
 /usr/bin/python3 - "$tmp/j" <<'PY' || fail=1
-import json, sys
+import json, os, sys
 r = json.loads(open(sys.argv[1]).readline())
+# (under valgrind the code runs on its synthetic CPU: any half-width)
+most = float("inf") if os.environ.get("NB_UNDER_VALGRIND") else 1
 for e in r["events"]:
     assert "uncertainty" in e and "uncertain" in e["flags"], e["name"]
     if e["flags"]["unavailable"]:
@@ -25,7 +27,7 @@ for e in r["events"]:
     elif e["flags"]["exact"]:
         assert e["uncertainty"] == 0, e
     elif e["flags"]["estimated"]:
-        assert 0 < e["uncertainty"] < 1, e
+        assert 0 < e["uncertainty"] < most, e
 cal = r["backend"]["calibration"]
 assert cal["ticks_per_cycle_uncertainty"] > 0 and cal["passes"] >= 1, cal
 assert cal["runs"][0] >= cal["runs_kept"][0] > 0, cal
