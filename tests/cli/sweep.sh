@@ -62,6 +62,9 @@ bad "option -sweep measures code of its own: not with -asm" -sweep -asm nop
 
 # ---- a small sweep: JSON, CSV, text ----
 forms='^(add r64, r64|imul r64, r64|lea r64, m|mov r64, m64|div r32|vaddps ymm, ymm, ymm|vaddps zmm \{k\}, zmm, zmm|vmovq r64, xmm|cmovz r64, r64|rdpmc|vgatherdps ymm, vm32y, ymm|fadd st0, st|movsb|kaddw k, k, k)$'
+# (valgrind's translator runs out of its storage on the gather's unrolled
+# code and ends the measuring process: not that form under valgrind)
+[ -n "${NB_UNDER_VALGRIND:-}" ] && forms=${forms/|vgatherdps ymm, vm32y, ymm/}
 "$NB" -sweep -sweep_filter "$forms" -output json > "$tmp/s.json" 2> "$tmp/s.err"
 rc=$?
 [ $rc -eq 0 ] || { cat "$tmp/s.err"; fail "sweep: exit $rc"; }
