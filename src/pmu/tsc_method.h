@@ -122,18 +122,17 @@ typedef struct cal_progs {
  * context can pin down, in every estimated value's uncertainty: where the
  * code meets the harness (the serializing reads around it, and what the
  * core holds of nb's own code) moves short code by about a cycle a
- * program.  100 NOPs read 0.162, 0.165, 0.173 and 0.182 cycles a NOP in
- * four builds of nb whose code lay differently, each steady to 0.004
- * (-unroll_count 100: 0.01 a copy; nanoBench's 1,000 copies 0.001). */
+ * program where a chain or the ports bound it (an ADD pair and six
+ * independent ADDs, 100 copies, read alike in every build of nb to 0.01 a
+ * copy; nanoBench's 1,000 copies: 0.001). */
 #define TSC_CONTEXT_CYCLES 1.0
 /* ... and for code that runs about as fast as the core's front end
  * delivers NOPs (fewer than TSC_FE_BOUND times the front end's cycles a
- * NOP, per instruction: tsc_context_cycles), which the front end bounds
- * rather than a chain or the ports, more: where it meets the harness,
- * TSC_FE_CONTEXT_CYCLES a program (100 NOPs read 0.158-0.184 a NOP in three
- * builds of nb, their reference 0.177-0.186: up to 2.4 cycles a program; six
- * independent ADDs and an ADD pair, 100 copies, alike in every build to 0.01
- * a copy), and in a loop TSC_FE_LOOP_CYCLES every iteration: the loop's
+ * NOP, per instruction: tsc_context_cycles), which the front end bounds,
+ * more: where it meets the harness, TSC_FE_CONTEXT_CYCLES a program (100
+ * NOPs read 0.158-0.198 a NOP in four builds of nb whose code lay
+ * differently, each steady to 0.004, their reference 0.177-0.186: up to
+ * 2.4 cycles a program), and in a loop TSC_FE_LOOP_CYCLES every iteration: the loop's
  * taken branch, whose cost depends on which part of the front end delivers
  * the body (a loop of 10 NOPs read 0.161-0.177 a NOP in one build and
  * another, its reference 0.153-0.183; of 20 NOPs 0.209-0.216, of 200
