@@ -512,12 +512,13 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->passes = to->passes;
     h->tsc_step = g_cal.cp.step;
     h->prelude_spread = h->context = 0;
-    h->fe_bound = to->fe_bound;
+    h->fe_bound = false;
     for (size_t k = 0; k < grp->n_ctr; k++) {
         bool cyc = grp->ctr[k].tsc_cycles;
         if (cyc && to->logged && fabs(to->diff[k]) > 0) {
             h->prelude_spread = fmax(h->prelude_spread, to->prelude[k] / fabs(to->diff[k]));
             h->context = fmax(h->context, to->context[k] * ratio / fabs(to->diff[k]));
+            h->fe_bound |= to->context[k] > TSC_CONTEXT_CYCLES;
         }
         h->diff[k] = cyc ? to->diff[k] / ratio : to->diff[k];
         h->unc[k] = tsc_half_width(to->diff[k], to->unc[k], to->agg_off[k], cyc ? ratio : 0,
@@ -678,10 +679,10 @@ static void child_run(double *samples)
     } else {
         /* a result per execution of the code: the second program's
          * executions of it beyond the first's (see INNER_EXEC) */
-        tsc_goal goal = {.execs = execs >= 1 ? execs : 1,
-                         .budget_ticks = TSC_BUDGET_NS * g_cal.tsc_ghz, .agg = o->agg,
-                         .big = place_big(&p, w->copies[1]),
-                         .insns = (execs >= 1 ? execs : 1) * (double)asm_count_insns(p.code, p.code_len),
+        double per = execs >= 1 ? execs : 1;
+        tsc_goal goal = {.execs = per, .budget_ticks = TSC_BUDGET_NS * g_cal.tsc_ghz,
+                         .agg = o->agg, .big = place_big(&p, w->copies[1]),
+                         .insns = per * (double)asm_count_insns(p.code, p.code_len),
                          .loops = (double)w->loops[1]};
         if (measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &goal,
                    &to, &err))

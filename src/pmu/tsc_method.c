@@ -662,7 +662,6 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles) {
             out->context[c] = tsc_context_cycles(goal, fabs(out->diff[c]) / out->ratio, out->fe_ref);
-            out->fe_bound |= out->context[c] > TSC_CONTEXT_CYCLES;
             out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) + out->context[c] * out->ratio;
         }
     return 0;

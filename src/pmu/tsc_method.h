@@ -132,9 +132,9 @@ typedef struct cal_progs {
  * more: where it meets the harness, TSC_FE_CONTEXT_CYCLES a program (100
  * NOPs read 0.158-0.198 a NOP in four builds of nb whose code lay
  * differently, each steady to 0.004, their reference 0.177-0.186: up to
- * 2.4 cycles a program), and in a loop TSC_FE_LOOP_CYCLES every iteration: the loop's
- * taken branch, whose cost depends on which part of the front end delivers
- * the body (a loop of 10 NOPs read 0.161-0.177 a NOP in one build and
+ * 2.4 cycles a program), and in a loop TSC_FE_LOOP_CYCLES every iteration:
+ * the loop's taken branch, whose cost depends on which part of the front
+ * end delivers the body (a loop of 10 NOPs read 0.161-0.177 a NOP in one build and
  * another, its reference 0.153-0.183; of 20 NOPs 0.209-0.216, of 200
  * 0.1746-0.1749). */
 #define TSC_FE_BOUND 1.25
@@ -204,9 +204,9 @@ typedef struct tsc_outcome {
     fe_fit fe;
     double fe_slowdown, fe_slowdown_hw;
     double fe_ref;                   /* cycles a NOP where the front end bounds code (0: not known) */
-    /* per counter: the core cycles of context in unc (tsc_context_cycles) */
+    /* per counter: the core cycles of context in unc (tsc_context_cycles;
+     * more than TSC_CONTEXT_CYCLES where the front end bounds the code) */
     double context[PMU_MAX_GROUP_CTR];
-    bool fe_bound;                   /* the code the front end bounds (tsc_context_cycles) */
     bool disturbed;                  /* tsc_disturbed (not for goal.big code) */
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
 } tsc_outcome;
