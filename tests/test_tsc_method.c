@@ -270,7 +270,9 @@ static void test_clock_moves_after_first_pass(void **state)
 
 /* A clock that keeps moving by 10 % (a turn every 20 calibration
  * programs): starting over does not help, and the half-width stated covers
- * what the value is off by (the clock's move is part of it). */
+ * what the value could be off by (the clock's move is part of it); each
+ * run read at the clock of the calibration next to it, the value itself
+ * is right (at the fastest clock it read 2.06-2.10). */
 static void test_clock_keeps_moving(void **state)
 {
     (void)state;
@@ -284,6 +286,9 @@ static void test_clock_keeps_moving(void **state)
     double u = half_width(&o);
     assert_true(fabs(v - CYCLES_PER_COPY) <= u);
     assert_true(u > tsc_tolerance(CYCLES_PER_COPY));   /* so the value is flagged */
+    if (fabs(v - CYCLES_PER_COPY) > tsc_tolerance(CYCLES_PER_COPY))
+        show(v, &o);
+    assert_true(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY));
 }
 
 /* Code that costs the same a copy in both programs is measured once. */

@@ -255,6 +255,40 @@ double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles
     return drift > TSC_DRIFT_MIN * r ? drift : 0;
 }
 
+static size_t next_usable(const double *cal_r, size_t n_cal, size_t k, double lo, double hi)
+{
+    while (k < n_cal && !(cal_r[k] >= lo && cal_r[k] <= hi))
+        k++;
+    return k;
+}
+
+void tsc_local_clock(const double *run_t, size_t n_runs, const double *cal_t, const double *cal_r,
+                     size_t n_cal, double lo, double hi, double *local)
+{
+    /* prev: the last usable calibration that started no later than the
+     * run (n_cal: none), next: the first after it */
+    size_t prev = n_cal, next = next_usable(cal_r, n_cal, 0, lo, hi);
+    for (size_t r = 0; r < n_runs; r++) {
+        while (next < n_cal && cal_t[next] <= run_t[r]) {
+            prev = next;
+            next = next_usable(cal_r, n_cal, next + 1, lo, hi);
+        }
+        bool take_next = next < n_cal &&
+                         (prev == n_cal || cal_t[next] - run_t[r] < run_t[r] - cal_t[prev]);
+        local[r] = take_next ? cal_r[next] : prev < n_cal ? cal_r[prev] : 0;
+    }
+}
+
+void tsc_log_rescale(const tsc_log *in, const double *local, double ratio, uint32_t mask,
+                     double *v_out)
+{
+    for (size_t r = 0; r < in->n; r++)
+        for (size_t c = 0; c < in->n_ctr; c++) {
+            double v = in->v[r * in->n_ctr + c];
+            v_out[r * in->n_ctr + c] = mask >> c & 1 && local[r] > 0 ? v * ratio / local[r] : v;
+        }
+}
+
 bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
                 double diff_execs, double unc, double step)
 {

@@ -28,6 +28,7 @@ typedef struct tsc_log {
     uint32_t *sample;    /* [run]: the sample the run belongs to */
     uint8_t *keep;       /* [run]: set by tsc_fit */
     uint8_t *prelude;    /* [run]: its prelude (< TSC_PRELUDES); NULL: all 0 */
+    double *t;           /* [run]: the TSC when it started, set by the caller; NULL: none */
     size_t n, cap;       /* runs logged, room for */
     size_t n_ctr;
 } tsc_log;
@@ -115,6 +116,26 @@ double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, 
 #define TSC_DRIFT_MIN 0.005
 double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles, double step,
                        double *scratch);
+
+/* Where the clock moved while the runs were made (tsc_clock_drift), each
+ * run's own clock: the reading (ticks per core cycle) of the calibration
+ * nearest in time to the run's start, into local[r].  Runs (run_t) and
+ * calibrations (cal_t, cal_r) in the order they ran; only readings within
+ * [lo, hi] count (an interrupted calibration reads far off either way);
+ * 0 where none does.  (On an Emerald Rapids guest the core's clock took
+ * turns between 3.2, 3.1 and 3.0 GHz every few calibrations while 2 MB of
+ * NOPs ran: the window kept the runs of every speed and the chains' the
+ * fastest only, and 1,000 NOPs a copy read 185-194 cycles against a
+ * reference's 182-184.) */
+#define TSC_LOCAL_SPAN 0.25
+void tsc_local_clock(const double *run_t, size_t n_runs, const double *cal_t, const double *cal_r,
+                     size_t n_cal, double lo, double hi, double *local);
+
+/* Log `in`'s readings as if every run had run at clock `ratio`: counter c
+ * of `mask` times ratio / local[r] (unchanged where local[r] is 0), the
+ * others as they are, into v_out (in->n * in->n_ctr doubles). */
+void tsc_log_rescale(const tsc_log *in, const double *local, double ratio, uint32_t mask,
+                     double *v_out);
 
 /* Whether the first program's ticks (`first`, over `first_execs`
  * executions of the code) are what the harness alone (`h0`, ticks, with

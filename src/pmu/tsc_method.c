@@ -203,7 +203,14 @@ typedef struct tsc_work {
     /* each chain's runs: ticks of its short and long program, and their
      * single readings, ticks per core cycle (reported) */
     double *cal_a[2], *cal_b[2], *cal[2];
+    double *cal_t[2];        /* the TSC when each one's long program started */
     size_t n_cal[2];
+    /* the clock kept moving (tsc_outcome.drift after every restart): a
+     * calibration whenever TSC_LOCAL_TICKS passed since the last one
+     * (last_cal), the chains taking turns (turn), for each run's own clock */
+    bool dense;
+    uint64_t last_cal;
+    unsigned turn;
     double *fe_a, *fe_b;     /* the front-end probe's runs (ticks), n_fe of them */
     size_t n_fe;
     nb_error *err;
@@ -319,13 +326,15 @@ static void calibrate_once(tsc_work *w, size_t k)
      * step only if they start at every phase of one */
     dither(w->spins, w->phase++);
     double a = cal_run_ticks(w->cp, &ch->a);
-    dither(w->spins, w->phase++);
+    uint64_t t = dither(w->spins, w->phase++);
     double b = cal_run_ticks(w->cp, &ch->b);
     if (w->n_cal[k] >= TSC_CAL_MAX)
         return;
+    w->cal_t[k][w->n_cal[k]] = (double)t;
     w->cal_a[k][w->n_cal[k]] = a;
     w->cal_b[k][w->n_cal[k]] = b;
     w->cal[k][w->n_cal[k]++] = cal_chain_ratio(ch, &a, &b, 1);
+    w->last_cal = clock_tsc();
 }
 
 /* FE_BURST runs of the front-end probe's two programs, once a pass over
@@ -365,6 +374,8 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
     size_t runs = cp ? rs->inner : 1;
     for (size_t r = 0; r < runs && w->status == 0; r++) {
         unsigned prelude = (unsigned)(r % TSC_PRELUDES);
+        if (cp && w->dense && (double)(clock_tsc() - w->last_cal) >= TSC_LOCAL_TICKS)
+            calibrate_once(w, w->turn++ % cp->n);   /* before the dither: still what precedes the run */
         uint64_t t0 = cp ? dither(w->spins, w->phase++) : 0;
         if (cp && prelude == 1)
             prelude_loop();
@@ -388,9 +399,10 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
                 v[c] = w->ctr[c].read == PMU_READ_NONE ? 0
                                                          : counter_diff(rs->p, w->ctr, c, &w->ovf[c]);
         }
-        if (w->logged)
-            tsc_log_add_after(&rs->log, v, (uint32_t)i, prelude);
-        else
+        if (w->logged) {
+            if (tsc_log_add_after(&rs->log, v, (uint32_t)i, prelude) && rs->log.t)
+                rs->log.t[rs->log.n - 1] = (double)t0;
+        } else
             for (size_t c = 0; c < w->n_ctr; c++)
                 tmp[c][r] = v[c];
         if (calibrate && cp && r == 0 && i == n - 1 && cp->has_probe)
@@ -469,6 +481,55 @@ static void clock_fit(const tsc_work *w, tsc_outcome *o)
     frontend_fit(w, o);
 }
 
+/* Where the clock moved while the runs were made (o->drift), the logs'
+ * estimated-cycles readings each at its own clock (tsc_local_clock: the
+ * calibration nearest in time, of either chain, the other's readings taken
+ * by how its fit stands to o's: the ADD chain reads slower where another
+ * thread shares its ALUs), as if made at o->ratio; the counters that then
+ * decide which runs are kept (those readings, not the plain TSC's, where
+ * there are any).  The clock's half-width keeps the drift: what a run's
+ * clock is between calibrations is not measured. */
+static uint32_t at_local_clock(const tsc_work *w, const tsc_outcome *o, tsc_log log[2],
+                               uint32_t judged)
+{
+    static double local[TSC_LOG_DOUBLES], v[2][TSC_LOG_DOUBLES];
+    static double cal_t[CAL_CHAINS * TSC_CAL_MAX], cal_r[CAL_CHAINS * TSC_CAL_MAX];
+    static double scratch[TSC_CAL_MAX];
+    const cal_progs *cp = w->cp;
+    uint32_t cycles = 0;
+    for (size_t c = 0; c < w->n_ctr; c++)
+        if (w->ctr[c].tsc_cycles && w->ctr[c].read == PMU_READ_RDTSC)
+            cycles |= UINT32_C(1) << c;
+    if (!cycles || !(o->ratio > 0) || !log[0].t || !log[1].t)
+        return judged;
+    /* both chains' readings, merged in the order they ran */
+    double scale[CAL_CHAINS];
+    size_t at[CAL_CHAINS] = {0}, n = 0;
+    for (size_t k = 0; k < cp->n && k < CAL_CHAINS; k++) {
+        double hw, fit = tsc_chain_fit(w->cal_a[k], w->cal_b[k], w->n_cal[k],
+                                       cp->ch[k].ops * cp->ch[k].latency, cp->step, scratch, &hw);
+        scale[k] = k == o->chain ? 1 : fit > 0 ? o->ratio / fit : 0;
+    }
+    for (;;) {
+        size_t k = CAL_CHAINS;
+        for (size_t j = 0; j < cp->n && j < CAL_CHAINS; j++)
+            if (at[j] < w->n_cal[j] && scale[j] > 0 &&
+                (k == CAL_CHAINS || w->cal_t[j][at[j]] < w->cal_t[k][at[k]]))
+                k = j;
+        if (k == CAL_CHAINS)
+            break;
+        cal_t[n] = w->cal_t[k][at[k]];
+        cal_r[n++] = w->cal[k][at[k]++] * scale[k];
+    }
+    double lo = o->ratio * (1 - TSC_CAL_REL), hi = o->ratio * (1 + TSC_LOCAL_SPAN);
+    for (int r = 0; r < 2; r++) {
+        tsc_local_clock(log[r].t, log[r].n, cal_t, cal_r, n, lo, hi, local);
+        tsc_log_rescale(&log[r], local, o->ratio, cycles, v[r]);
+        log[r].v = v[r];
+    }
+    return cycles;
+}
+
 /* The difference of the two programs' kept runs per counter, its
  * half-width; whether every estimated-cycles value per execution of the
  * code is within its tolerance (tsc_tolerance). */
@@ -476,15 +537,18 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
 {
     static double scratch[TSC_LOG_DOUBLES];
     tsc_fit f[2];
+    tsc_log log[2] = {rs[0].log, rs[1].log};
     uint32_t judged = clock_counters(w->n_ctr, w->ctr);
+    clock_fit(w, o);
+    if (o->drift > 0)
+        judged = at_local_clock(w, o, log, judged);
     for (int r = 0; r < 2; r++) {
-        tsc_fit_log(&rs[r].log, judged, w->cp->step, scratch, &f[r]);
+        tsc_fit_log(&log[r], judged, w->cp->step, scratch, &f[r]);
         o->runs[r] = f[r].runs;
         o->kept[r] = f[r].kept;
     }
     for (int r = 0; r < 2; r++)
-        tsc_fit_samples(&rs[r].log, &f[r], rs[r].n, rs[r].samples, scratch);
-    clock_fit(w, o);
+        tsc_fit_samples(&log[r], &f[r], rs[r].n, rs[r].samples, scratch);
     bool pinned = true;
     double need = 1;
     for (size_t c = 0; c < w->n_ctr; c++) {
@@ -560,6 +624,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             nb_error *err)
 {
     static double cal_buf[2][TSC_CAL_MAX], cal_a[2][TSC_CAL_MAX], cal_b[2][TSC_CAL_MAX];
+    static double cal_t[2][TSC_CAL_MAX], logt[2][TSC_LOG_DOUBLES];
     static double fe_a[TSC_CAL_MAX], fe_b[TSC_CAL_MAX];
     static double logv[2][TSC_LOG_DOUBLES];
     static uint32_t logs[2][TSC_LOG_DOUBLES];
@@ -567,7 +632,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     memset(out, 0, sizeof *out);
     tsc_work w = {.cp = cp, .n_ctr = n_ctr, .ctr = ctr, .ovf = ovf, .err = err,
                   .cal = {cal_buf[0], cal_buf[1]}, .cal_a = {cal_a[0], cal_a[1]},
-                  .cal_b = {cal_b[0], cal_b[1]}, .fe_a = fe_a, .fe_b = fe_b};
+                  .cal_b = {cal_b[0], cal_b[1]}, .cal_t = {cal_t[0], cal_t[1]},
+                  .fe_a = fe_a, .fe_b = fe_b};
     for (int r = 0; r < 2; r++) {
         rs[r].inner = cp ? INNER_MIN : 1;
         rs[r].n = (size_t)n;
@@ -583,7 +649,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     w.logged = (size_t)n <= cap;
     for (int r = 0; r < 2; r++)
         rs[r].log = (tsc_log){.v = logv[r], .sample = logs[r], .keep = logk[r],
-                              .prelude = logp[r], .cap = cap,
+                              .prelude = logp[r], .t = logt[r], .cap = cap,
                               .n_ctr = n_ctr};
     for (int r = 0; r < 2; r++)
         for (long i = -warm; i < 0; i++)
@@ -608,13 +674,19 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         out->disturbed = !goal->big && tsc_disturbed(out->runs, out->kept);
         bool again = out->drift > 0 ? out->restarts < TSC_RESTARTS
                                     : core_busy(out) && out->restarts < TSC_SHARED_RESTARTS;
-        if (again && in_budget) {
+        /* the clock moved after every start: once more, calibrating often,
+         * so that each run's own clock is known (at_local_clock) */
+        bool dense = out->drift > 0 && !again && !w.dense;
+        if ((again || dense) && in_budget) {
             /* the clock moved, or another thread used the core (which
              * slows the code by what it shares, unknown), or came and
              * went: start over rather
              * than mix runs and a clock from different stretches; the
              * neighbour may be gone */
-            out->restarts++;
+            if (dense)
+                w.dense = true;
+            else
+                out->restarts++;
             rs[0].log.n = rs[1].log.n = 0;
             w.n_cal[0] = w.n_cal[1] = 0;
             w.n_fe = 0;

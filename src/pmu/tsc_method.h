@@ -148,6 +148,13 @@ typedef struct cal_progs {
  * for seconds to minutes, and three tries of every batch line while it did
  * cut a default batch from 4,700 lines a second to 1,200. */
 #define TSC_SHARED_RESTARTS 1
+/* Where the clock kept moving (it moved after every restart), the passes
+ * that follow calibrate whenever this many ticks passed since the last
+ * calibration (~9 us at 2.3 GHz; a calibration takes ~9,000): each run is
+ * read at the clock of the calibration nearest to it, and the Emerald
+ * Rapids guest's core changed its clock every few calibrations while 2 MB
+ * of NOPs ran, one calibration every 2-4 of their runs (~300 us). */
+#define TSC_LOCAL_TICKS 20000.0
 /* Runs of a program after which a window that still decides the estimate
  * (tsc_fit.ambiguity) beyond the tolerance stops measuring again. */
 #define TSC_AMBIGUOUS_RUNS 200
