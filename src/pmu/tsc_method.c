@@ -209,6 +209,7 @@ typedef struct tsc_work {
      * calibration whenever TSC_LOCAL_TICKS passed since the last one
      * (last_cal), the chains taking turns (turn), for each run's own clock */
     bool dense;
+    double moved;            /* the move (tsc_outcome.drift) that made it dense */
     uint64_t last_cal;
     unsigned turn;
     /* code beyond the L1 instruction cache (tsc_goal.big): each pass runs
@@ -547,6 +548,13 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
     tsc_log log[2] = {rs[0].log, rs[1].log};
     uint32_t judged = clock_counters(w->n_ctr, w->ctr);
     clock_fit(w, o);
+    /* calibrations beside every few runs can average a clock taking turns
+     * out of every stretch (and half of them at each speed, out of the
+     * median too): the move seen before stands */
+    if (w->dense && w->moved > o->drift) {
+        o->ratio_hw += w->moved - o->drift;
+        o->drift = w->moved;
+    }
     if (o->drift > 0)
         judged = at_local_clock(w, o, log, judged);
     for (int r = 0; r < 2; r++) {
@@ -710,9 +718,10 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
              * went: start over rather
              * than mix runs and a clock from different stretches; the
              * neighbour may be gone */
-            if (dense)
+            if (dense) {
                 w.dense = true;
-            else
+                w.moved = out->drift;
+            } else
                 out->restarts++;
             rs[0].log.n = rs[1].log.n = 0;
             w.n_cal[0] = w.n_cal[1] = 0;
