@@ -450,9 +450,13 @@ static void test_small_code_is_not_averaged(void **state)
     g_big = true;
     assert_right(measure_pair(10, &o, &po), &o);
     assert_true(po.averaged);
-    /* within the tolerance but for the cycle where code meets the harness */
-    assert_true(half_width(&o) <=
-                tsc_tolerance(CYCLES_PER_COPY) + TSC_CONTEXT_CYCLES / (COPIES_B - COPIES_A));
+    /* within the tolerance but for the cycle where code meets the harness
+     * and the share of the caches' other users (TSC_BIG_REL), which is
+     * there whole: every place carries it alike, and their mean no less */
+    double u = half_width(&o);
+    assert_true(u <= tsc_tolerance(CYCLES_PER_COPY) + TSC_CONTEXT_CYCLES / (COPIES_B - COPIES_A) +
+                         TSC_BIG_REL * CYCLES_PER_COPY);
+    assert_true(u >= TSC_BIG_REL * CYCLES_PER_COPY * 0.99);
 }
 
 /* Code that runs as fast as the front end delivers NOPs (a copy of 12

@@ -169,8 +169,12 @@ static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, in
     for (size_t k = 0; k < j->n_ctr; k++) {
         double mean = 0, var = 0, stat = 0;
         for (size_t p = 0; p < m; p++) {
+            /* each place's half-width without the share all of them carry
+             * alike (tsc_big_share), which no mean of places shrinks */
+            double share = j->ctr[k].tsc_cycles ? tsc_big_share(j->goal, d[p][k]) : 0;
+            double up = fmax(u[p][k] - share, 0);
             mean += d[p][k] / (double)m;
-            stat += u[p][k] * u[p][k];
+            stat += up * up;
         }
         for (size_t p = 0; p < m; p++) {
             var += (d[p][k] - mean) * (d[p][k] - mean) / (double)(m - 1);
@@ -180,7 +184,8 @@ static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, in
                 po->off = off;
         }
         to->diff[k] = mean;
-        to->unc[k] = sqrt(stat) / (double)m + TSC_Z * sqrt(var);
+        to->unc[k] = sqrt(stat) / (double)m + TSC_Z * sqrt(var) +
+                     (j->ctr[k].tsc_cycles ? tsc_big_share(j->goal, mean) : 0);
         for (size_t r = 0; r < 2; r++)
             for (size_t i = 0; i < n; i++)
                 s0[r * per_run + k * n + i] = sum[r * per_run + k * n + i] / (double)m;

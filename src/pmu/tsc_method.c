@@ -772,9 +772,15 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles) {
             out->context[c] = tsc_context_cycles(goal, fabs(out->diff[c]) / out->ratio, out->fe_ref);
-            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) + out->context[c] * out->ratio;
+            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) + out->context[c] * out->ratio +
+                           tsc_big_share(goal, out->diff[c]);
         }
     return 0;
+}
+
+double tsc_big_share(const tsc_goal *goal, double diff)
+{
+    return goal->big ? TSC_BIG_REL * fabs(diff) : 0;
 }
 
 double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref)

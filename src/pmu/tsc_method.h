@@ -233,6 +233,17 @@ typedef struct run_state {
     tsc_log log;         /* every run (tsc; set by measure) */
 } run_state;
 
+/* Code beyond the L1 instruction cache (tsc_goal.big) is streamed from the
+ * L2 and L3, which the host's other tenants share, unseen: TSC_BIG_REL of
+ * the programs' difference is in every estimated value's uncertainty
+ * (tsc_big_share, in ticks).  100 KB of NOPs (1,000 x 100 copies) read
+ * 175.55-175.64 a copy in every process of nb in two runs of
+ * bench/accuracy, each line +/- 0.3-0.5, while the reference, timing the
+ * same programs in processes of its own on the same CPU, read 173.8-178.6,
+ * twice 176.5-178.6 on both sides of a stretch of such lines. */
+#define TSC_BIG_REL 0.01
+double tsc_big_share(const tsc_goal *goal, double diff);
+
 /* TSC_CONTEXT_CYCLES, or for code that the front end bounds (`cycles` for
  * the programs' difference, goal->insns instructions, against fe_ref
  * cycles a NOP: tsc_outcome.fe_ref) TSC_FE_CONTEXT_CYCLES and
