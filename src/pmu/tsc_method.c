@@ -213,10 +213,9 @@ typedef struct tsc_work {
     uint64_t last_cal;
     unsigned turn;
     /* code beyond the L1 instruction cache (tsc_goal.big): each pass runs
-     * the programs one after the other, each after warm_each runs not kept,
-     * a run a sample (see measure()) */
+     * the programs one after the other, each after its warm-up runs, a run
+     * a sample (see measure()) */
     bool blocked;
-    long warm_each;
     double *fe_a, *fe_b;     /* the front-end probe's runs (ticks), n_fe of them */
     size_t n_fe;
     nb_error *err;
@@ -671,27 +670,21 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     }
     w.spins = dither_spins(cp);
     w.blocked = goal->big;
-    w.warm_each = warm;
     size_t cap = TSC_LOG_DOUBLES / (n_ctr ? n_ctr : 1);
     w.logged = (size_t)n <= cap;
     for (int r = 0; r < 2; r++)
         rs[r].log = (tsc_log){.v = logv[r], .sample = logs[r], .keep = logk[r],
                               .prelude = logp[r], .t = logt[r], .cap = cap,
                               .n_ctr = n_ctr};
-    for (int r = 0; r < 2; r++)
+    for (int r = 0; r < 2 && !w.blocked; r++)   /* (blocked: every pass warms up) */
         for (long i = -warm; i < 0; i++)
             sample(&rs[r], i, n, false, true, &w);
     uint64_t t0 = clock_tsc();
     size_t first = 0;
     for (int pass = 0; w.status == 0; pass++) {
-        for (int r = 1; w.blocked && r >= 0; r--) {
-            for (long k = 0; k < w.warm_each; k++) {
-                dither(w.spins, w.phase++);
-                rs[r].run(rs[r].p, false);
-            }
-            for (long i = 0; i < n && w.status == 0; i++)
+        for (int r = 1; w.blocked && r >= 0; r--)
+            for (long i = -warm; i < n && w.status == 0; i++)
                 sample(&rs[r], i, n, true, pass == 0, &w);
-        }
         for (long i = 0; !w.blocked && i < n && w.status == 0; i++) {
             sample(&rs[1], i, n, false, pass == 0, &w);
             sample(&rs[0], i, n, true, pass == 0, &w);
