@@ -373,7 +373,8 @@ static void probe_burst(tsc_work *w)
 static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pass, tsc_work *w)
 {
     const cal_progs *cp = w->cp;
-    double tmp[PMU_MAX_GROUP_CTR][INNER_MAX], v[PMU_MAX_GROUP_CTR];
+    const size_t n_ctr = w->n_ctr;
+    double tmp[PMU_MAX_GROUP_CTR][INNER_MAX], v[PMU_MAX_GROUP_CTR] = {0};
     if (i < 0) {
         rs->run(rs->p, false);
         return;
@@ -381,7 +382,7 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
     size_t runs = cp ? rs->inner : 1;
     for (size_t r = 0; r < runs && w->status == 0; r++) {
         unsigned prelude = (unsigned)(r % TSC_PRELUDES);
-        if (cp && w->dense && (double)(clock_tsc() - w->last_cal) >= TSC_LOCAL_TICKS)
+        if (cp && cp->n && w->dense && (double)(clock_tsc() - w->last_cal) >= TSC_LOCAL_TICKS)
             calibrate_once(w, w->turn++ % cp->n);   /* before the dither: still what precedes the run */
         uint64_t t0 = cp ? dither(w->spins, w->phase++) : 0;
         if (cp && prelude == 1)
@@ -396,13 +397,13 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
                     w->inner = inner_runs(rs, took, n, w);
                 runs = rs->inner = w->inner;
             }
-            for (size_t c = 0; c < w->n_ctr; c++)
+            for (size_t c = 0; c < n_ctr; c++)
                 v[c] = w->ctr[c].read == PMU_READ_NONE ? 0
                                                          : counter_diff(rs->p, w->ctr, c, &w->ovf[c]);
             if (!readings_possible(w, v, took))
                 return;
         } else {
-            for (size_t c = 0; c < w->n_ctr; c++)
+            for (size_t c = 0; c < n_ctr; c++)
                 v[c] = w->ctr[c].read == PMU_READ_NONE ? 0
                                                          : counter_diff(rs->p, w->ctr, c, &w->ovf[c]);
         }
@@ -410,7 +411,7 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
             if (tsc_log_add_after(&rs->log, v, (uint32_t)i, prelude) && rs->log.t)
                 rs->log.t[rs->log.n - 1] = (double)t0;
         } else
-            for (size_t c = 0; c < w->n_ctr; c++)
+            for (size_t c = 0; c < n_ctr; c++)
                 tmp[c][r] = v[c];
         if (calibrate && cp && r == 0 && i == n - 1 && cp->has_probe)
             probe_burst(w);
@@ -419,7 +420,7 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
                 calibrate_once(w, k);
     }
     if (!w->logged)
-        for (size_t c = 0; c < w->n_ctr; c++)
+        for (size_t c = 0; c < n_ctr; c++)
             rs->samples[c * (size_t)n + (size_t)i] = runs > 1 ? robust_mean(tmp[c], runs)
                                                               : tmp[c][0];
 }
