@@ -15,12 +15,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <x86intrin.h>
 
 #include <cmocka.h>
 
 #include "measure/place.h"
+#include "measure/stats.h"
 #include "pmu/tsc_method.h"
 
 #define COPIES_A 100
@@ -679,12 +681,50 @@ static void test_big_code_runs_not_judged(void **state)
     assert_true(tsc_disturbed(o.runs, o.kept));
 }
 
+/* More samples than the log holds (-n_measurements 200000: no run-level
+ * estimate), the clock taking turns 10 % apart every 10 samples: each
+ * sample read at the clock of the calibration nearest to it, and those
+ * calibrations span all the samples (the first 4,096 of a chain were kept,
+ * a few percent of them), so the samples' median difference is right; the
+ * clock's move is in its half-width. */
+static void test_unlogged_samples_at_their_clock(void **state)
+{
+    (void)state;
+    const size_t n = TSC_LOG_DOUBLES + 4096;
+    double *block = malloc(6 * n * sizeof *block);
+    assert_non_null(block);
+    pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
+                       .tsc_cycles = true};
+    bool ovf = false;
+    double execs = COPIES_B - COPIES_A;
+    run_state rs[2] = {
+        {.p = &g_prog[0], .run = fake_run, .samples = block, .ratio = block + 2 * n,
+         .add_ratio = block + 4 * n, .enough = INNER_EXEC / execs},
+        {.p = &g_prog[1], .run = fake_run, .samples = block + n, .enough = INNER_EXEC / execs},
+    };
+    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10};
+    tsc_outcome o;
+    nb_error err = {0};
+    start(0.6, 0.66, 0, 20);
+    assert_int_equal(measure(rs, 1, (long)n, &g_cp, 1, &ctr, &ovf, &goal, &o, &err), 0);
+    assert_false(o.logged);
+    double v = (stats_aggregate(rs[1].samples, n, AGG_AVG) -
+                stats_aggregate(rs[0].samples, n, AGG_AVG)) / o.ratio / execs;
+    free(block);
+    if (!(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY)) || !(o.drift > 0))
+        print_message("value %f, clock %f +/- %f, moved %f\n", v, o.ratio, o.ratio_hw, o.drift);
+    assert_true(o.drift > 0);
+    assert_true(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY));
+    assert_true(CYCLES_PER_COPY * o.ratio_hw / o.ratio > tsc_tolerance(CYCLES_PER_COPY));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steady_clock),
         cmocka_unit_test(test_clock_moves_after_first_pass),
         cmocka_unit_test(test_clock_keeps_moving),
+        cmocka_unit_test(test_unlogged_samples_at_their_clock),
         cmocka_unit_test(test_linear_code_is_placed_once),
         cmocka_unit_test(test_slow_placement_is_left),
         cmocka_unit_test(test_slow_first_program_is_left),

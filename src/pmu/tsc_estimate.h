@@ -122,7 +122,7 @@ double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles
  * nearest in time to the run's start, into local[r].  Runs (run_t) and
  * calibrations (cal_t, cal_r) in the order they ran; only readings within
  * [lo, hi] count (an interrupted calibration reads far off either way);
- * 0 where none does.  (On an Emerald Rapids guest the core's clock took
+ * 0 where none does; local may be run_t.  (On an Emerald Rapids guest the core's clock took
  * turns between 3.2, 3.1 and 3.0 GHz every few calibrations while 2 MB of
  * NOPs ran: the window kept the runs of every speed and the chains' the
  * fastest only, and 1,000 NOPs a copy read 185-194 cycles against a

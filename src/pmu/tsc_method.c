@@ -28,6 +28,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <x86intrin.h>
 
@@ -205,6 +206,12 @@ typedef struct tsc_work {
     double *cal_a[2], *cal_b[2], *cal[2];
     double *cal_t[2];        /* the TSC when each one's long program started */
     size_t n_cal[2];
+    /* a measurement whose samples the log cannot hold keeps every
+     * cal_every-th calibration of a chain (cal_seen so far), so that
+     * those kept span all its samples (see legacy_outcome()) */
+    size_t cal_every, cal_seen[2];
+    double *sample_t[2];     /* there, the TSC at each sample's first run */
+    const run_state *rs;     /* the two programs' (sample_t's index) */
     /* the clock kept moving (tsc_outcome.drift after every restart): a
      * calibration whenever TSC_LOCAL_TICKS passed since the last one
      * (last_cal), the chains taking turns (turn), for each run's own clock */
@@ -335,7 +342,7 @@ static void calibrate_once(tsc_work *w, size_t k)
     double a = cal_run_ticks(w->cp, &ch->a);
     uint64_t t = dither(w->spins, w->phase++);
     double b = cal_run_ticks(w->cp, &ch->b);
-    if (w->n_cal[k] >= TSC_CAL_MAX)
+    if (w->n_cal[k] >= TSC_CAL_MAX || w->cal_seen[k]++ % w->cal_every)
         return;
     w->cal_t[k][w->n_cal[k]] = (double)t;
     w->cal_a[k][w->n_cal[k]] = a;
@@ -410,9 +417,13 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
         if (w->logged) {
             if (tsc_log_add_after(&rs->log, v, (uint32_t)i, prelude) && rs->log.t)
                 rs->log.t[rs->log.n - 1] = (double)t0;
-        } else
+        } else {
             for (size_t c = 0; c < n_ctr; c++)
                 tmp[c][r] = v[c];
+            size_t prog = (size_t)(rs - w->rs);
+            if (r == 0 && cp && w->sample_t[prog])
+                w->sample_t[prog][i] = (double)t0;
+        }
         if (calibrate && cp && r == 0 && i == n - 1 && cp->has_probe)
             probe_burst(w);
         for (size_t k = 0; calibrate && cp && r == 0 && k < cp->n && k < CAL_CHAINS; k++)
@@ -489,28 +500,15 @@ static void clock_fit(const tsc_work *w, tsc_outcome *o)
     frontend_fit(w, o);
 }
 
-/* Where the clock moved while the runs were made (o->drift), the logs'
- * estimated-cycles readings each at its own clock (tsc_local_clock: the
- * calibration nearest in time, of either chain, the other's readings taken
- * by how its fit stands to o's: the ADD chain reads slower where another
- * thread shares its ALUs), as if made at o->ratio; the counters that then
- * decide which runs are kept (those readings, not the plain TSC's, where
- * there are any).  The clock's half-width keeps the drift: what a run's
- * clock is between calibrations is not measured. */
-static uint32_t at_local_clock(const tsc_work *w, const tsc_outcome *o, tsc_log log[2],
-                               uint32_t judged)
+/* Both chains' calibrations (ticks per core cycle) in the order they
+ * ran, into cal_t and cal_r (CAL_CHAINS * TSC_CAL_MAX each): the other
+ * chain's taken by how its fit stands to o's (the ADD chain reads slower
+ * where another thread shares its ALUs); how many. */
+static size_t merged_calibrations(const tsc_work *w, const tsc_outcome *o, double *cal_t,
+                                  double *cal_r)
 {
-    static double local[TSC_LOG_DOUBLES], v[2][TSC_LOG_DOUBLES];
-    static double cal_t[CAL_CHAINS * TSC_CAL_MAX], cal_r[CAL_CHAINS * TSC_CAL_MAX];
     static double scratch[TSC_CAL_MAX];
     const cal_progs *cp = w->cp;
-    uint32_t cycles = 0;
-    for (size_t c = 0; c < w->n_ctr; c++)
-        if (w->ctr[c].tsc_cycles && w->ctr[c].read == PMU_READ_RDTSC)
-            cycles |= UINT32_C(1) << c;
-    if (!cycles || !(o->ratio > 0) || !log[0].t || !log[1].t)
-        return judged;
-    /* both chains' readings, merged in the order they ran */
     double scale[CAL_CHAINS];
     size_t at[CAL_CHAINS] = {0}, n = 0;
     for (size_t k = 0; k < cp->n && k < CAL_CHAINS; k++) {
@@ -525,10 +523,38 @@ static uint32_t at_local_clock(const tsc_work *w, const tsc_outcome *o, tsc_log 
                 (k == CAL_CHAINS || w->cal_t[j][at[j]] < w->cal_t[k][at[k]]))
                 k = j;
         if (k == CAL_CHAINS)
-            break;
+            return n;
         cal_t[n] = w->cal_t[k][at[k]];
         cal_r[n++] = w->cal[k][at[k]++] * scale[k];
     }
+}
+
+/* The estimated-cycles counters read with rdtsc (a bit each). */
+static uint32_t cycle_counters(const tsc_work *w)
+{
+    uint32_t cycles = 0;
+    for (size_t c = 0; c < w->n_ctr; c++)
+        if (w->ctr[c].tsc_cycles && w->ctr[c].read == PMU_READ_RDTSC)
+            cycles |= UINT32_C(1) << c;
+    return cycles;
+}
+
+/* Where the clock moved while the runs were made (o->drift), the logs'
+ * estimated-cycles readings each at its own clock (tsc_local_clock: the
+ * calibration nearest in time, of either chain: merged_calibrations), as
+ * if made at o->ratio; the counters that then decide which runs are kept
+ * (those readings, not the plain TSC's, where there are any).  The clock's
+ * half-width keeps the drift: what a run's clock is between calibrations
+ * is not measured. */
+static uint32_t at_local_clock(const tsc_work *w, const tsc_outcome *o, tsc_log log[2],
+                               uint32_t judged)
+{
+    static double local[TSC_LOG_DOUBLES], v[2][TSC_LOG_DOUBLES];
+    static double cal_t[CAL_CHAINS * TSC_CAL_MAX], cal_r[CAL_CHAINS * TSC_CAL_MAX];
+    uint32_t cycles = cycle_counters(w);
+    if (!cycles || !(o->ratio > 0) || !log[0].t || !log[1].t)
+        return judged;
+    size_t n = merged_calibrations(w, o, cal_t, cal_r);
     double lo = o->ratio * (1 - TSC_CAL_REL), hi = o->ratio * (1 + TSC_LOCAL_SPAN);
     for (int r = 0; r < 2; r++) {
         tsc_local_clock(log[r].t, log[r].n, cal_t, cal_r, n, lo, hi, local);
@@ -597,12 +623,31 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
 }
 
 /* The legacy of a measurement whose samples the log cannot hold: the
- * clock only, no run-level estimate. */
-static void legacy_outcome(const tsc_work *w, tsc_outcome *o)
+ * clock, no run-level estimate; where the clock moved (o->drift), each
+ * sample's estimated-cycles readings at the clock of the calibration
+ * nearest to its first run (as at_local_clock does runs), as if made at
+ * o->ratio.  (An IMUL chain with -n_measurements 200000 read 3.02 and 3.19
+ * while the clock took turns 5 % apart.) */
+static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], size_t n)
 {
+    static double cal_t[CAL_CHAINS * TSC_CAL_MAX], cal_r[CAL_CHAINS * TSC_CAL_MAX];
     clock_fit(w, o);
     o->logged = false;
     o->passes = 0;
+    uint32_t cycles = cycle_counters(w);
+    if (w->status || !(o->drift > 0) || !(o->ratio > 0) || !cycles || !w->sample_t[0] ||
+        !w->sample_t[1])
+        return;
+    size_t n_cal = merged_calibrations(w, o, cal_t, cal_r);
+    double lo = o->ratio * (1 - TSC_CAL_REL), hi = o->ratio * (1 + TSC_LOCAL_SPAN);
+    for (int r = 0; r < 2; r++) {
+        double *local = w->sample_t[r];   /* (in place: see tsc_local_clock) */
+        tsc_local_clock(w->sample_t[r], n, cal_t, cal_r, n_cal, lo, hi, local);
+        for (size_t c = 0; c < w->n_ctr; c++)
+            for (size_t i = 0; cycles >> c & 1 && i < n; i++)
+                if (local[i] > 0)
+                    rs[r].samples[c * n + i] *= o->ratio / local[i];
+    }
 }
 
 /* Whether the outcome saw another thread on the core (its ALUs or its
@@ -658,7 +703,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     tsc_work w = {.cp = cp, .n_ctr = n_ctr, .ctr = ctr, .ovf = ovf, .err = err,
                   .cal = {cal_buf[0], cal_buf[1]}, .cal_a = {cal_a[0], cal_a[1]},
                   .cal_b = {cal_b[0], cal_b[1]}, .cal_t = {cal_t[0], cal_t[1]},
-                  .fe_a = fe_a, .fe_b = fe_b};
+                  .fe_a = fe_a, .fe_b = fe_b, .cal_every = 1, .rs = rs};
     for (int r = 0; r < 2; r++) {
         rs[r].inner = cp ? INNER_MIN : 1;
         rs[r].n = (size_t)n;
@@ -673,6 +718,13 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     w.blocked = goal->big;
     size_t cap = TSC_LOG_DOUBLES / (n_ctr ? n_ctr : 1);
     w.logged = (size_t)n <= cap;
+    if (!w.logged) {
+        /* a chain calibrates beside every cp->n-th sample */
+        w.cal_every = ((size_t)n / (cp->n ? cp->n : 1) + TSC_CAL_MAX - 1) / TSC_CAL_MAX;
+        /* without it, the samples are not read at their own clocks */
+        w.sample_t[0] = malloc(2 * (size_t)n * sizeof(double));
+        w.sample_t[1] = w.sample_t[0] ? w.sample_t[0] + n : NULL;
+    }
     for (int r = 0; r < 2; r++)
         rs[r].log = (tsc_log){.v = logv[r], .sample = logs[r], .keep = logk[r],
                               .prelude = logp[r], .t = logt[r], .cap = cap,
@@ -691,7 +743,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             sample(&rs[0], i, n, true, pass == 0, &w);
         }
         if (w.status || !w.logged || n < 1) {   /* (n >= 1: the options see to it) */
-            legacy_outcome(&w, out);
+            legacy_outcome(&w, out, rs, (size_t)n);
             break;
         }
         out->passes = (size_t)pass + 1;
@@ -742,6 +794,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             more++;   /* as many runs after each prelude */
         rs[0].inner = rs[1].inner = more;
     }
+    free(w.sample_t[0]);
     if (w.status)
         return w.status;
     out->cal_runs = w.n_cal[out->chain];
