@@ -224,6 +224,30 @@ static void test_clock_drift(void **state)
     assert_true(d > 0.02 && d < 0.0245);
 }
 
+/* Too few calibrations for stretches: two readings in a row at another
+ * level are a move (by the nearer of them, less the fit's half-width and a
+ * reading's rounding); one alone, two apart, or two interrupted far off
+ * are not, nor two within the rounding. */
+static void test_clock_stepped(void **state)
+{
+    (void)state;
+    double r[10] = {0.768, 0.7685, 0.743, 0.743, 0.7432, 0.7428, 0.743, 0.743, 0.743, 0.743};
+    double d = tsc_clock_stepped(r, 10, 0.743, 0.001, 0.0005);
+    assert_true(fabs(d - (0.025 - 0.0015)) < 1e-9);
+    /* both chains' readings taking turns: the move shows in pairs still */
+    double one[10] = {0.768, 0.743, 0.743, 0.743, 0.743, 0.743, 0.7431, 0.743, 0.743, 0.743};
+    assert_float_equal(tsc_clock_stepped(one, 10, 0.743, 0.001, 0.0005), 0, 0);
+    double apart[10] = {0.768, 0.743, 0.768, 0.743, 0.743, 0.743, 0.743, 0.743, 0.743, 0.743};
+    assert_float_equal(tsc_clock_stepped(apart, 10, 0.743, 0.001, 0.0005), 0, 0);
+    double far[10] = {1.2, 1.5, 0.743, 0.743, 0.743, 0.743, 0.743, 0.743, 0.743, 0.743};
+    assert_float_equal(tsc_clock_stepped(far, 10, 0.743, 0.001, 0.0005), 0, 0);
+    double close[4] = {0.7455, 0.7455, 0.743, 0.743};
+    assert_float_equal(tsc_clock_stepped(close, 4, 0.743, 0.001, 0.0005), 0, 0);
+    /* a faster clock for a stretch is a move too */
+    double fast[5] = {0.743, 0.7195, 0.7196, 0.743, 0.743};
+    assert_true(tsc_clock_stepped(fast, 5, 0.743, 0.001, 0.0005) > 0.02);
+}
+
 /* Each run's clock: the usable calibration nearest in time; readings
  * outside [lo, hi] (interrupted ones) are passed over; none usable: 0. */
 static void test_local_clock(void **state)
@@ -435,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_log_full),
         cmocka_unit_test(test_chain_fit),
         cmocka_unit_test(test_clock_drift),
+        cmocka_unit_test(test_clock_stepped),
         cmocka_unit_test(test_local_clock),
         cmocka_unit_test(test_local_clock_rescale),
         cmocka_unit_test(test_linear),

@@ -277,6 +277,26 @@ static void test_clock_moves_after_first_pass(void **state)
     assert_true(o.restarts >= 1);
 }
 
+/* The core 10 % slower for the first 4 of 10 samples (8 calibration
+ * programs: two of a chain's five readings), then at full speed: too few
+ * calibrations for stretches of them to tell (tsc_clock_drift), and the
+ * median of a chain's is the later clock's; two readings in a row at the
+ * other level are a move (tsc_clock_stepped), and the measurement starts
+ * over (it read 2.08 +/- 0.01). */
+static void test_clock_moves_within_few_calibrations(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.72, 0.6, 8, 0);
+    g_cp.step = 2;   /* a fine TSC: the first pass pins the pair down */
+    double v = measure_pair(10, &o, NULL);
+    g_cp.step = 21;
+    if (!(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY)) || o.restarts < 1)
+        show(v, &o);
+    assert_right(v, &o);
+    assert_true(o.restarts >= 1);
+}
+
 /* A clock that keeps moving by 10 % (a turn every 20 calibration
  * programs): starting over does not help, and the half-width stated covers
  * what the value could be off by (the clock's move is part of it); each
@@ -724,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_steady_clock),
         cmocka_unit_test(test_clock_moves_after_first_pass),
         cmocka_unit_test(test_clock_keeps_moving),
+        cmocka_unit_test(test_clock_moves_within_few_calibrations),
         cmocka_unit_test(test_unlogged_samples_at_their_clock),
         cmocka_unit_test(test_linear_code_is_placed_once),
         cmocka_unit_test(test_slow_placement_is_left),

@@ -255,6 +255,18 @@ double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles
     return drift > TSC_DRIFT_MIN * r ? drift : 0;
 }
 
+double tsc_clock_stepped(const double *cal_r, size_t n, double ratio, double hw, double quantum)
+{
+    double drift = 0, span = TSC_LOCAL_SPAN * ratio;
+    for (size_t i = 0; i + 1 < n; i++) {
+        double d0 = cal_r[i] - ratio, d1 = cal_r[i + 1] - ratio;
+        if ((d0 > 0) != (d1 > 0) || fabs(d0) > span || fabs(d1) > span)
+            continue;
+        drift = fmax(drift, fmin(fabs(d0), fabs(d1)) - hw - quantum);
+    }
+    return drift > TSC_DRIFT_MIN * ratio ? drift : 0;
+}
+
 static size_t next_usable(const double *cal_r, size_t n_cal, size_t k, double lo, double hi)
 {
     while (k < n_cal && !(cal_r[k] >= lo && cal_r[k] <= hi))

@@ -117,6 +117,20 @@ double tsc_chain_fit(const double *a, const double *b, size_t n, double cycles, 
 double tsc_clock_drift(const double *a, const double *b, size_t n, double cycles, double step,
                        double *scratch);
 
+/* How far the clock moved, from too few calibrations for stretches of
+ * them (tsc_clock_drift: fewer than 2 * TSC_DRIFT_CAL of a chain): two
+ * readings in a row (cal_r, ticks per core cycle, in the order they ran;
+ * both chains' on the same clock) on the same side of the fit `ratio`,
+ * within TSC_LOCAL_SPAN of it, the nearer of them beyond the fit's
+ * half-width hw and a reading's rounding `quantum`; 0 where that is less
+ * than TSC_DRIFT_MIN of the clock.  One reading off can be an interrupted
+ * calibration, two in a row at one level are the clock.  (nanoBench's 10
+ * samples give each chain 5: an IMUL chain with -basic_mode read 3.054 +/-
+ * 0.029 in a batch under a busy loop, its first 5 samples at 0.768 ticks
+ * a cycle and its last 5 at 0.743, two readings of each chain at 0.768
+ * and their medians at 0.743.) */
+double tsc_clock_stepped(const double *cal_r, size_t n, double ratio, double hw, double quantum);
+
 /* Where the clock moved while the runs were made (tsc_clock_drift), each
  * run's own clock: the reading (ticks per core cycle) of the calibration
  * nearest in time to the run's start, into local[r].  Runs (run_t) and

@@ -472,34 +472,6 @@ static void frontend_fit(const tsc_work *w, tsc_outcome *o)
                                                                                     : o->fe.cost;
 }
 
-/* The clock from the chains' runs so far (tsc_chain_fit): the chain that
- * reads the fewer ticks per cycle (either can only read slow: an interrupt,
- * the other hyperthread), its half-width; the ADD chain's beside it. */
-static void clock_fit(const tsc_work *w, tsc_outcome *o)
-{
-    static double scratch[TSC_CAL_MAX];
-    const cal_progs *cp = w->cp;
-    double v[2] = {0, 0}, hw[2] = {INFINITY, INFINITY};
-    for (size_t k = 0; k < cp->n; k++) {
-        const cal_chain *ch = &cp->ch[k];
-        v[k] = tsc_chain_fit(w->cal_a[k], w->cal_b[k], w->n_cal[k], ch->ops * ch->latency,
-                             cp->step, scratch, &hw[k]);
-    }
-    size_t best = cp->n > 1 && v[1] > 0 && (!(v[0] > 0) || v[1] < v[0]) ? 1 : 0;
-    const cal_chain *ch = &cp->ch[best];
-    /* a clock that moved while it was measured is known no better than by
-     * how far: the runs kept may be from any stretch of it */
-    o->drift = tsc_clock_drift(w->cal_a[best], w->cal_b[best], w->n_cal[best],
-                               ch->ops * ch->latency, cp->step, scratch);
-    o->ratio = v[best];
-    o->ratio_hw = hw[best] + o->drift;
-    o->chain = best;
-    o->n_add = w->n_cal[0];
-    o->add_ratio = v[0];
-    o->add_ratio_hw = hw[0];
-    frontend_fit(w, o);
-}
-
 /* Both chains' calibrations (ticks per core cycle) in the order they
  * ran, into cal_t and cal_r (CAL_CHAINS * TSC_CAL_MAX each): the other
  * chain's taken by how its fit stands to o's (the ADD chain reads slower
@@ -527,6 +499,43 @@ static size_t merged_calibrations(const tsc_work *w, const tsc_outcome *o, doubl
         cal_t[n] = w->cal_t[k][at[k]];
         cal_r[n++] = w->cal[k][at[k]++] * scale[k];
     }
+}
+
+/* The clock from the chains' runs so far (tsc_chain_fit): the chain that
+ * reads the fewer ticks per cycle (either can only read slow: an interrupt,
+ * the other hyperthread), its half-width; the ADD chain's beside it. */
+static void clock_fit(const tsc_work *w, tsc_outcome *o)
+{
+    static double scratch[TSC_CAL_MAX];
+    const cal_progs *cp = w->cp;
+    double v[2] = {0, 0}, hw[2] = {INFINITY, INFINITY};
+    for (size_t k = 0; k < cp->n; k++) {
+        const cal_chain *ch = &cp->ch[k];
+        v[k] = tsc_chain_fit(w->cal_a[k], w->cal_b[k], w->n_cal[k], ch->ops * ch->latency,
+                             cp->step, scratch, &hw[k]);
+    }
+    size_t best = cp->n > 1 && v[1] > 0 && (!(v[0] > 0) || v[1] < v[0]) ? 1 : 0;
+    const cal_chain *ch = &cp->ch[best];
+    /* a clock that moved while it was measured is known no better than by
+     * how far: the runs kept may be from any stretch of it */
+    o->drift = tsc_clock_drift(w->cal_a[best], w->cal_b[best], w->n_cal[best],
+                               ch->ops * ch->latency, cp->step, scratch);
+    o->ratio = v[best];
+    o->chain = best;
+    if (o->drift == 0 && w->n_cal[best] < (size_t)2 * TSC_DRIFT_CAL && o->ratio > 0) {
+        /* too few for stretches: two readings in a row, of either chain */
+        static double cal_t[CAL_CHAINS * TSC_CAL_MAX], cal_r[CAL_CHAINS * TSC_CAL_MAX];
+        double cycles = ch->ops * ch->latency;
+        for (size_t k = 0; k < cp->n; k++)
+            cycles = fmin(cycles, cp->ch[k].ops * cp->ch[k].latency);
+        size_t n = merged_calibrations(w, o, cal_t, cal_r);
+        o->drift = tsc_clock_stepped(cal_r, n, o->ratio, hw[best], 2 * cp->step / cycles);
+    }
+    o->ratio_hw = hw[best] + o->drift;
+    o->n_add = w->n_cal[0];
+    o->add_ratio = v[0];
+    o->add_ratio_hw = hw[0];
+    frontend_fit(w, o);
 }
 
 /* The estimated-cycles counters read with rdtsc (a bit each). */
