@@ -136,11 +136,11 @@ double tsc_clock_stepped(const double *cal_r, size_t n, double ratio, double hw,
  * nearest in time to the run's start, into local[r].  Runs (run_t) and
  * calibrations (cal_t, cal_r) in the order they ran; only readings within
  * [lo, hi] count (an interrupted calibration reads far off either way);
- * 0 where none does; local may be run_t.  (On an Emerald Rapids guest the core's clock took
- * turns between 3.2, 3.1 and 3.0 GHz every few calibrations while 2 MB of
- * NOPs ran: the window kept the runs of every speed and the chains' the
- * fastest only, and 1,000 NOPs a copy read 185-194 cycles against a
- * reference's 182-184.) */
+ * 0 where none does; local may be run_t.  (On an Emerald Rapids guest the
+ * core's clock took turns between 3.2, 3.1 and 3.0 GHz every few
+ * calibrations while 2 MB of NOPs ran: the window kept the runs of every
+ * speed and the chains' the fastest only, and 1,000 NOPs a copy read
+ * 185-194 cycles against a reference's 182-184.) */
 #define TSC_LOCAL_SPAN 0.25
 void tsc_local_clock(const double *run_t, size_t n_runs, const double *cal_t, const double *cal_r,
                      size_t n_cal, double lo, double hi, double *local);

@@ -420,9 +420,8 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
         } else {
             for (size_t c = 0; c < n_ctr; c++)
                 tmp[c][r] = v[c];
-            size_t prog = (size_t)(rs - w->rs);
-            if (r == 0 && cp && w->sample_t[prog])
-                w->sample_t[prog][i] = (double)t0;
+            if (r == 0 && cp && w->sample_t[rs - w->rs])
+                w->sample_t[rs - w->rs][i] = (double)t0;
         }
         if (calibrate && cp && r == 0 && i == n - 1 && cp->has_probe)
             probe_burst(w);
@@ -473,13 +472,13 @@ static void frontend_fit(const tsc_work *w, tsc_outcome *o)
 }
 
 /* Both chains' calibrations (ticks per core cycle) in the order they
- * ran, into cal_t and cal_r (CAL_CHAINS * TSC_CAL_MAX each): the other
- * chain's taken by how its fit stands to o's (the ADD chain reads slower
- * where another thread shares its ALUs); how many. */
-static size_t merged_calibrations(const tsc_work *w, const tsc_outcome *o, double *cal_t,
-                                  double *cal_r)
+ * ran, *cal_t when each ran and *cal_r its reading (until the next call):
+ * the other chain's taken by how its fit stands to o's (the ADD chain
+ * reads slower where another thread shares its ALUs); how many. */
+static size_t merged_calibrations(const tsc_work *w, const tsc_outcome *o, const double **cal_t,
+                                  const double **cal_r)
 {
-    static double scratch[TSC_CAL_MAX];
+    static double scratch[TSC_CAL_MAX], t[CAL_CHAINS * TSC_CAL_MAX], v[CAL_CHAINS * TSC_CAL_MAX];
     const cal_progs *cp = w->cp;
     double scale[CAL_CHAINS];
     size_t at[CAL_CHAINS] = {0}, n = 0;
@@ -495,10 +494,13 @@ static size_t merged_calibrations(const tsc_work *w, const tsc_outcome *o, doubl
                 (k == CAL_CHAINS || w->cal_t[j][at[j]] < w->cal_t[k][at[k]]))
                 k = j;
         if (k == CAL_CHAINS)
-            return n;
-        cal_t[n] = w->cal_t[k][at[k]];
-        cal_r[n++] = w->cal[k][at[k]++] * scale[k];
+            break;
+        t[n] = w->cal_t[k][at[k]];
+        v[n++] = w->cal[k][at[k]++] * scale[k];
     }
+    *cal_t = t;
+    *cal_r = v;
+    return n;
 }
 
 /* The clock from the chains' runs so far (tsc_chain_fit): the chain that
@@ -524,11 +526,11 @@ static void clock_fit(const tsc_work *w, tsc_outcome *o)
     o->chain = best;
     if (o->drift == 0 && w->n_cal[best] < (size_t)2 * TSC_DRIFT_CAL && o->ratio > 0) {
         /* too few for stretches: two readings in a row, of either chain */
-        static double cal_t[CAL_CHAINS * TSC_CAL_MAX], cal_r[CAL_CHAINS * TSC_CAL_MAX];
-        double cycles = ch->ops * ch->latency;
+        const double *cal_t, *cal_r;
+        double cycles = INFINITY;
         for (size_t k = 0; k < cp->n; k++)
             cycles = fmin(cycles, cp->ch[k].ops * cp->ch[k].latency);
-        size_t n = merged_calibrations(w, o, cal_t, cal_r);
+        size_t n = merged_calibrations(w, o, &cal_t, &cal_r);
         o->drift = tsc_clock_stepped(cal_r, n, o->ratio, hw[best], 2 * cp->step / cycles);
     }
     o->ratio_hw = hw[best] + o->drift;
@@ -559,11 +561,11 @@ static uint32_t at_local_clock(const tsc_work *w, const tsc_outcome *o, tsc_log 
                                uint32_t judged)
 {
     static double local[TSC_LOG_DOUBLES], v[2][TSC_LOG_DOUBLES];
-    static double cal_t[CAL_CHAINS * TSC_CAL_MAX], cal_r[CAL_CHAINS * TSC_CAL_MAX];
+    const double *cal_t, *cal_r;
     uint32_t cycles = cycle_counters(w);
     if (!cycles || !(o->ratio > 0) || !log[0].t || !log[1].t)
         return judged;
-    size_t n = merged_calibrations(w, o, cal_t, cal_r);
+    size_t n = merged_calibrations(w, o, &cal_t, &cal_r);
     double lo = o->ratio * (1 - TSC_CAL_REL), hi = o->ratio * (1 + TSC_LOCAL_SPAN);
     for (int r = 0; r < 2; r++) {
         tsc_local_clock(log[r].t, log[r].n, cal_t, cal_r, n, lo, hi, local);
@@ -639,7 +641,7 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
  * while the clock took turns 5 % apart.) */
 static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], size_t n)
 {
-    static double cal_t[CAL_CHAINS * TSC_CAL_MAX], cal_r[CAL_CHAINS * TSC_CAL_MAX];
+    const double *cal_t, *cal_r;
     clock_fit(w, o);
     o->logged = false;
     o->passes = 0;
@@ -647,7 +649,7 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], s
     if (w->status || !(o->drift > 0) || !(o->ratio > 0) || !cycles || !w->sample_t[0] ||
         !w->sample_t[1])
         return;
-    size_t n_cal = merged_calibrations(w, o, cal_t, cal_r);
+    size_t n_cal = merged_calibrations(w, o, &cal_t, &cal_r);
     double lo = o->ratio * (1 - TSC_CAL_REL), hi = o->ratio * (1 + TSC_LOCAL_SPAN);
     for (int r = 0; r < 2; r++) {
         double *local = w->sample_t[r];   /* (in place: see tsc_local_clock) */
