@@ -365,7 +365,9 @@ static void test_disturbed(void **state)
     assert_false(tsc_disturbed((size_t[]){200, 200}, (size_t[]){160, 160}));   /* 80 % */
     assert_true(tsc_disturbed((size_t[]){200, 200}, (size_t[]){200, 159}));
     assert_true(tsc_disturbed((size_t[]){200, 200}, (size_t[]){152, 114}));
-    assert_false(tsc_disturbed((size_t[]){39, 39}, (size_t[]){10, 10}));      /* too few */
+    assert_false(tsc_disturbed((size_t[]){19, 19}, (size_t[]){10, 10}));      /* too few */
+    assert_true(tsc_disturbed((size_t[]){20, 20}, (size_t[]){10, 19}));
+    assert_false(tsc_disturbed((size_t[]){20, 20}, (size_t[]){16, 20}));
     assert_true(tsc_disturbed((size_t[]){40, 8}, (size_t[]){31, 1}));
     assert_false(tsc_disturbed((size_t[]){0, 0}, (size_t[]){0, 0}));
 }

@@ -207,9 +207,12 @@ bool tsc_core_shared(double slowdown, double hw);
  * runs kept, and six independent ADDs 1.28, 1.33, 2.45 and 2.80 against
  * 1.53 with 33-72 %.  Not for code beyond that cache (place.h's
  * PLACE_BIG), whose runs vary on their own (73-85 % kept of 2 MB of NOPs
- * on a quiet host). */
+ * on a quiet host).  From 20 runs: an ADD pair with -no_mem read 1.967
+ * +/- 0.022 against 2.00, unflagged, with 10 of its first program's 20
+ * runs kept, while of 1,170 programs of 20 runs in three quiet 1,000-line
+ * batches none kept fewer than 16. */
 #define TSC_KEPT_MIN 0.8
-#define TSC_KEPT_RUNS 40
+#define TSC_KEPT_RUNS 20
 bool tsc_disturbed(const size_t runs[2], const size_t kept[2]);
 
 /* How much of a value measured on a shared core (tsc_core_shared or
