@@ -357,19 +357,77 @@ static void test_core_shared(void **state)
 }
 
 /* Fewer than 80 % of a program's runs kept: the core was disturbed; not
- * judged from fewer than TSC_KEPT_RUNS runs. */
+ * judged from fewer than TSC_KEPT_RUNS runs; where the runs left out are
+ * (nearly) all the first of their sample, judged from the runs after
+ * them. */
+static bool disturbed(size_t runs0, size_t runs1, size_t kept0, size_t kept1)
+{
+    /* no run leads its sample */
+    return tsc_disturbed((size_t[]){runs0, runs1}, (size_t[]){kept0, kept1},
+                         (size_t[]){0, 0}, (size_t[]){0, 0});
+}
+
 static void test_disturbed(void **state)
 {
     (void)state;
-    assert_false(tsc_disturbed((size_t[]){200, 200}, (size_t[]){200, 192}));
-    assert_false(tsc_disturbed((size_t[]){200, 200}, (size_t[]){160, 160}));   /* 80 % */
-    assert_true(tsc_disturbed((size_t[]){200, 200}, (size_t[]){200, 159}));
-    assert_true(tsc_disturbed((size_t[]){200, 200}, (size_t[]){152, 114}));
-    assert_false(tsc_disturbed((size_t[]){19, 19}, (size_t[]){10, 10}));      /* too few */
-    assert_true(tsc_disturbed((size_t[]){20, 20}, (size_t[]){10, 19}));
-    assert_false(tsc_disturbed((size_t[]){20, 20}, (size_t[]){16, 20}));
-    assert_true(tsc_disturbed((size_t[]){40, 8}, (size_t[]){31, 1}));
-    assert_false(tsc_disturbed((size_t[]){0, 0}, (size_t[]){0, 0}));
+    assert_false(disturbed(200, 200, 200, 192));
+    assert_false(disturbed(200, 200, 160, 160));   /* 80 % */
+    assert_true(disturbed(200, 200, 200, 159));
+    assert_true(disturbed(200, 200, 152, 114));
+    assert_false(disturbed(19, 19, 10, 10));      /* too few */
+    assert_true(disturbed(20, 20, 10, 19));
+    assert_false(disturbed(20, 20, 16, 20));
+    assert_true(disturbed(40, 8, 31, 1));
+    assert_false(disturbed(0, 0, 0, 0));
+    /* 10 samples of 4 runs, the first of each out: the cost of taking
+     * turns (both programs) */
+    assert_false(tsc_disturbed((size_t[]){40, 40}, (size_t[]){30, 30}, (size_t[]){10, 10},
+                               (size_t[]){10, 10}));
+    /* ... and one more run out: 10 of 11 out lead theirs (91 %) */
+    assert_false(tsc_disturbed((size_t[]){40, 40}, (size_t[]){30, 29}, (size_t[]){10, 10},
+                               (size_t[]){10, 10}));
+    /* 2 runs a sample, a neighbour hitting either run alike: 5 of 10 out lead */
+    assert_true(tsc_disturbed((size_t[]){40, 40}, (size_t[]){40, 30}, (size_t[]){20, 20},
+                              (size_t[]){0, 5}));
+    /* the leading runs out and half the others too */
+    assert_true(tsc_disturbed((size_t[]){40, 40}, (size_t[]){15, 40}, (size_t[]){10, 10},
+                              (size_t[]){10, 0}));
+}
+
+/* tsc_fit_log counts the runs that lead their sample's stretch and those of
+ * them the window leaves out: 10 samples of 4 runs, the first of each 30 %
+ * slow (the code fetched again after the other program's runs). */
+static void test_leading_runs(void **state)
+{
+    (void)state;
+    tsc_log l = {.v = v, .sample = smp, .keep = keep, .cap = MAX_RUNS, .n_ctr = 2};
+    for (size_t r = 0; r < 40; r++) {
+        double x = r % 4 == 0 ? 1300.0 : 1000.0;
+        double run[2] = {x, x};
+        assert_true(tsc_log_add(&l, run, (uint32_t)(r / 4)));
+    }
+    tsc_fit f;
+    tsc_fit_log(&l, 1, STEP, scratch, &f);
+    assert_int_equal(f.kept, 30);
+    assert_int_equal(f.lead, 10);
+    assert_int_equal(f.lead_out, 10);
+    assert_true(fabs(f.mean[0] - 1000.0) < 1e-9);
+    size_t runs[2] = {f.runs, f.runs}, kept[2] = {f.kept, f.kept};
+    size_t lead[2] = {f.lead, f.lead}, out[2] = {f.lead_out, f.lead_out};
+    assert_false(tsc_disturbed(runs, kept, lead, out));
+    /* the same runs, every fourth slow but not the first of its sample:
+     * disturbed */
+    l.n = 0;
+    for (size_t r = 0; r < 40; r++) {
+        double x = r % 4 == 2 ? 1300.0 : 1000.0;
+        double run[2] = {x, x};
+        assert_true(tsc_log_add(&l, run, (uint32_t)(r / 4)));
+    }
+    tsc_fit_log(&l, 1, STEP, scratch, &f);
+    assert_int_equal(f.kept, 30);
+    assert_int_equal(f.lead_out, 0);
+    size_t kept2[2] = {f.kept, f.kept}, out2[2] = {0, 0};
+    assert_true(tsc_disturbed(runs, kept2, lead, out2));
 }
 
 /* Two programs' runs taking turns after two preludes; after prelude 1 the
@@ -468,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_half_width_and_tolerance),
         cmocka_unit_test(test_core_shared),
         cmocka_unit_test(test_disturbed),
+        cmocka_unit_test(test_leading_runs),
         cmocka_unit_test(test_step_of),
         cmocka_unit_test(test_prelude_spread),
     };

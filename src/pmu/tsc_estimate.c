@@ -151,6 +151,11 @@ void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_
     f->limit = low[0] + fmax(window_floor(step), TSC_WINDOW * fabs(low[0]));
     double sum[PMU_MAX_GROUP_CTR], sq[PMU_MAX_GROUP_CTR];
     f->kept = window_sums(l, judged, low, step, TSC_WINDOW, sum, sq, l->keep);
+    for (size_t r = 0; r + 1 < l->n; r++)
+        if ((r == 0 || l->sample[r] != l->sample[r - 1]) && l->sample[r + 1] == l->sample[r]) {
+            f->lead++;
+            f->lead_out += !l->keep[r];
+        }
     if (f->kept == 0) {   /* no run below every bound at once: judge none */
         tsc_fit_log(l, 0, step, scratch, f);
         return;
@@ -357,10 +362,18 @@ bool tsc_core_shared(double slowdown, double hw)
     return hw > 0 && slowdown > hw && slowdown > TSC_SHARED;
 }
 
-bool tsc_disturbed(const size_t runs[2], const size_t kept[2])
+bool tsc_disturbed(const size_t runs[2], const size_t kept[2], const size_t lead[2],
+                   const size_t lead_out[2])
 {
-    for (int r = 0; r < 2; r++)
-        if (runs[r] >= TSC_KEPT_RUNS && (double)kept[r] < TSC_KEPT_MIN * (double)runs[r])
+    for (int r = 0; r < 2; r++) {
+        size_t n = runs[r], k = kept[r], out = runs[r] - kept[r];
+        if (out > 0 && lead_out[r] <= lead[r] && lead[r] <= n &&
+            (double)lead_out[r] >= TSC_LEAD_SHARE * (double)out) {
+            n -= lead[r];
+            k -= lead[r] - lead_out[r];
+        }
+        if (n >= TSC_KEPT_RUNS && (double)k < TSC_KEPT_MIN * (double)n)
             return true;
+    }
     return false;
 }

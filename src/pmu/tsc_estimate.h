@@ -53,6 +53,11 @@ typedef struct tsc_fit {
     /* how far the mean moves with a third or twice the window */
     double ambiguity[PMU_MAX_GROUP_CTR];
     size_t kept, runs;
+    /* runs that lead a stretch of two or more runs of their sample (where
+     * the programs take turns, the first after the other program's runs;
+     * none where each sample is one run, as in nanoBench's order), and of
+     * them how many the window left out */
+    size_t lead, lead_out;
     double limit;
     /* the same over the kept runs of each prelude */
     double by_mean[TSC_PRELUDES][PMU_MAX_GROUP_CTR], by_se[TSC_PRELUDES][PMU_MAX_GROUP_CTR];
@@ -210,10 +215,20 @@ bool tsc_core_shared(double slowdown, double hw);
  * on a quiet host).  From 20 runs: an ADD pair with -no_mem read 1.967
  * +/- 0.022 against 2.00, unflagged, with 10 of its first program's 20
  * runs kept, while of 1,170 programs of 20 runs in three quiet 1,000-line
- * batches none kept fewer than 16. */
+ * batches none kept fewer than 16.
+ * Where TSC_LEAD_SHARE or more of the runs left out lead their sample's
+ * stretch (lead, lead_out: tsc_fit), it is the runs after them that are
+ * judged: code whose two programs the L1 instruction cache cannot hold
+ * together runs slow the first time after the other program's runs, which
+ * is the cost of taking turns, not a neighbour (`4*|add rax, 1|`, 16 and
+ * 32 KB, kept exactly 30 of 40 runs of each program in every process,
+ * the leading run of each sample out, and was flagged at 0.83 +/- 0.50;
+ * with 800 copies, 38 KB together, 0.826 +/- 0.012 with 50 of 60 kept). */
 #define TSC_KEPT_MIN 0.8
 #define TSC_KEPT_RUNS 20
-bool tsc_disturbed(const size_t runs[2], const size_t kept[2]);
+#define TSC_LEAD_SHARE 0.8
+bool tsc_disturbed(const size_t runs[2], const size_t kept[2], const size_t lead[2],
+                   const size_t lead_out[2]);
 
 /* How much of a value measured on a shared core (tsc_core_shared or
  * tsc_frontend_shared) or a disturbed one (tsc_disturbed) a quiet core may

@@ -598,6 +598,8 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
         tsc_fit_log(&log[r], judged, w->cp->step, scratch, &f[r]);
         o->runs[r] = f[r].runs;
         o->kept[r] = f[r].kept;
+        o->lead[r] = f[r].lead;
+        o->lead_out[r] = f[r].lead_out;
     }
     for (int r = 0; r < 2; r++)
         tsc_fit_samples(&log[r], &f[r], rs[r].n, rs[r].samples, scratch);
@@ -763,7 +765,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         out->logged = true;
         bool pinned = estimate(rs, &w, goal, out);
         bool in_budget = (double)(clock_tsc() - t0) <= goal->budget_ticks;
-        out->disturbed = !goal->big && tsc_disturbed(out->runs, out->kept);
+        out->disturbed = !goal->big && tsc_disturbed(out->runs, out->kept, out->lead, out->lead_out);
         bool again = out->drift > 0 ? out->restarts < TSC_RESTARTS
                                     : core_busy(out) && out->restarts < TSC_SHARED_RESTARTS;
         /* the clock moved after every start: once more, calibrating often,

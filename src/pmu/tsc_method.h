@@ -200,6 +200,7 @@ typedef struct tsc_outcome {
     double prelude[PMU_MAX_GROUP_CTR];
     double first[PMU_MAX_GROUP_CTR];    /* the first program's mean (ticks) */
     size_t runs[2], kept[2];         /* runs made and kept per program */
+    size_t lead[2], lead_out[2];     /* runs leading their sample, left out (tsc_fit) */
     size_t passes;
     double need;                     /* runs needed over runs made (estimate) */
     double drift;                    /* how far the clock moved (tsc_clock_drift),
