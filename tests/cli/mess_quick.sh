@@ -13,8 +13,10 @@ command -v python3 >/dev/null || { echo "python3 is needed to parse the outputs"
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs (one chase, one generator)"; exit 77; }
 
 # The loaded-latency rise from one generator is a few percent on a 2-CPU VM
+# (under 1 % on an Emerald Rapids guest whose unloaded latency is ~132 ns)
 # and the host adds noise of the same order; a run counts if the latency
 # rise shows, and three runs get a chance to show it.
+inverted=0
 for attempt in 1 2 3; do
     "${run[@]}" -mess_size 64M -mess_gen_size 64M -mess_mixes 100,0 -mess_pads 0,64,4096 \
         -mess_reps 3 -mess_settle 20 -mess_time 50 -mess_sg 3 -mess_quiet \
@@ -46,14 +48,19 @@ assert len(paths) == 2, "%d paths for 2 mixes" % len(paths)
 EOF
     result=$(python3 - "$tmp/q" <<'EOF'
 import json, sys
+DRIFT = 0.05
 s = json.load(open(sys.argv[1] + ".json"))["summary"]
-print("ok" if s["latency_at_peak_ns"] > s["unloaded_latency_ns"] else "low",
-      s["unloaded_latency_ns"], s["latency_at_peak_ns"], s["peak_bandwidth_gbs"])
+u, p = s["unloaded_latency_ns"], s["latency_at_peak_ns"]
+# below the unloaded latency by more than the host's drift between the
+# points (seen: 2.7 %) is not noise
+print("ok" if p > u else "low" if p > u * (1 - DRIFT) else "inverted", u, p,
+      s["peak_bandwidth_gbs"])
 EOF
 )
     set -- $result
     echo "attempt $attempt: unloaded $2 ns, at peak ($4 GB/s) $3 ns"
     [ "$1" = ok ] && exit 0
+    [ "$1" = inverted ] && inverted=1
     # under valgrind (tests/valgrind.sh) latencies are its synthetic CPU's:
     # the files were checked, the latency rise cannot be
     [ -n "${NB_UNDER_VALGRIND:-}" ] && { echo "latency rise not judged (valgrind's synthetic CPU)"; exit 77; }
@@ -65,5 +72,13 @@ if python3 -c "import sys; sys.exit(0 if float('$load') > $(nproc) * 0.75 else 1
     echo "latency rise not seen in 3 runs with load average $load on $(nproc) CPUs: not judged"
     exit 77
 fi
-echo "latency at the most intense point never exceeded the unloaded latency"
+# Not seen, but never below the unloaded latency by more than the host's
+# drift between the points (the unloaded one is measured first, seconds
+# before the most intense): the rise is below what this host resolves.
+if [ $inverted = 0 ]; then
+    echo "latency rise not seen in 3 runs, nor a latency at peak more than 5 % below the" \
+         "unloaded one: below this host's drift between points, not judged"
+    exit 77
+fi
+echo "latency at the most intense point never exceeded the unloaded latency, and fell more than 5 % below it"
 exit 1
