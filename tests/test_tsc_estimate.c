@@ -394,18 +394,25 @@ static void test_disturbed(void **state)
                               (size_t[]){10, 0}));
 }
 
-/* tsc_fit_log counts the runs that lead their sample's stretch and those of
- * them the window leaves out: 10 samples of 4 runs, the first of each 30 %
- * slow (the code fetched again after the other program's runs). */
-static void test_leading_runs(void **state)
+/* 10 samples of 4 runs of 1,000 ticks, run `slow` of each 30 % slower. */
+static tsc_log samples_of_four(size_t slow)
 {
-    (void)state;
     tsc_log l = {.v = v, .sample = smp, .keep = keep, .cap = MAX_RUNS, .n_ctr = 2};
     for (size_t r = 0; r < 40; r++) {
-        double x = r % 4 == 0 ? 1300.0 : 1000.0;
+        double x = r % 4 == slow ? 1300.0 : 1000.0;
         double run[2] = {x, x};
         assert_true(tsc_log_add(&l, run, (uint32_t)(r / 4)));
     }
+    return l;
+}
+
+/* tsc_fit_log counts the runs that lead their sample's stretch and those of
+ * them the window leaves out: the first run of each sample slow (the code
+ * fetched again after the other program's runs). */
+static void test_leading_runs(void **state)
+{
+    (void)state;
+    tsc_log l = samples_of_four(0);
     tsc_fit f;
     tsc_fit_log(&l, 1, STEP, scratch, &f);
     assert_int_equal(f.kept, 30);
@@ -417,12 +424,7 @@ static void test_leading_runs(void **state)
     assert_false(tsc_disturbed(runs, kept, lead, out));
     /* the same runs, every fourth slow but not the first of its sample:
      * disturbed */
-    l.n = 0;
-    for (size_t r = 0; r < 40; r++) {
-        double x = r % 4 == 2 ? 1300.0 : 1000.0;
-        double run[2] = {x, x};
-        assert_true(tsc_log_add(&l, run, (uint32_t)(r / 4)));
-    }
+    l = samples_of_four(2);
     tsc_fit_log(&l, 1, STEP, scratch, &f);
     assert_int_equal(f.kept, 30);
     assert_int_equal(f.lead_out, 0);
