@@ -33,6 +33,8 @@
  * width's sixth of a cycle, as on an Emerald Rapids guest */
 #define FE_FLOOR (1.0 / 6)
 #define FE_QUIET (1.02 / 6)
+/* the load probe's latency on the simulated core */
+#define LOAD_LAT 5.0
 
 static cal_progs g_cp;
 static codegen_params g_params;
@@ -50,6 +52,9 @@ static double g_shared_by;          /* ...by this fraction */
 static unsigned g_fe_shared_until;  /* the NOP probe runs slow for as many calibration
                                        programs (another thread shares the front end) */
 static double g_fe_shared_by;       /* ...by this fraction */
+static unsigned g_ld_shared_until;  /* the load probe runs slow for as many calibration
+                                       programs (another thread shares the load pipeline) */
+static double g_ld_shared_by;       /* ...by this fraction */
 static unsigned g_disturb_until;    /* every third run of the two programs runs slow
                                        until as many calibration programs ran (a
                                        neighbour coming and going) */
@@ -66,6 +71,10 @@ static double prog_cycles(const codegen_prog *p)
     if (p == &g_cp.probe.a || p == &g_cp.probe.b) {
         double nop = FE_QUIET * (g_cal_calls < g_fe_shared_until ? 1 + g_fe_shared_by : 1);
         return HARNESS_CYCLES + (p == &g_cp.probe.a ? CAL_LOOP_A : FE_LOOP) * CAL_BODY * nop;
+    }
+    if (p == &g_cp.load.a || p == &g_cp.load.b) {
+        double load = LOAD_LAT * (g_cal_calls < g_ld_shared_until ? 1 + g_ld_shared_by : 1);
+        return HARNESS_CYCLES + (p == &g_cp.load.a ? LD_LOOP_A : LD_LOOP_B) * CAL_BODY * load;
     }
     for (size_t k = 0; k < g_cp.n; k++) {
         /* as cal_build makes them: the IMUL chain a third of the loops */
@@ -175,8 +184,9 @@ static int setup(void **state)
         if (codegen_build(&g_params, &g_prog[r], &err))
             return -1;
     }
-    /* the IMUL chain's latency given (3), so that nothing is searched */
-    if (cal_build(&g_cp, fake_run, 3.0, FE_FLOOR, &err))
+    /* the IMUL chain's and the load probe's latency given, so that nothing
+     * is searched */
+    if (cal_build(&g_cp, fake_run, 3.0, LOAD_LAT, FE_FLOOR, &err))
         return -1;
     /* the simulated TSC's step, whatever this machine's is: the coarse one
      * of an AMD host (on a fine TSC the first pass pins the pair down, and
@@ -199,6 +209,8 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     g_shared_by = 0;
     g_fe_shared_until = 0;
     g_fe_shared_by = 0;
+    g_ld_shared_until = 0;
+    g_ld_shared_by = 0;
     g_disturb_until = 0;
     g_insns_per_copy = 0;
     g_cold_by = 0;
@@ -634,6 +646,53 @@ static void test_shared_front_end_against_earlier(void **state)
     assert_true(tsc_frontend_shared(o.fe_slowdown));
 }
 
+/* Another thread shares the load pipeline during the first pass: the
+ * chains and the NOP probe keep their pace, the chain of loads runs 4 %
+ * slow (as an L1 load chain beside a neighbour of an Emerald Rapids guest's
+ * host), so the measurement starts over and, the neighbour gone, reads
+ * right unshared, the probe at its latency. */
+static void test_shared_loads_start_over(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_ld_shared_until = 20;
+    g_ld_shared_by = 0.04;
+    double v = measure_pair(10, &o, NULL);
+    if (o.restarts < 1 || tsc_load_shared(o.ld_slowdown, o.ld_slowdown_hw))
+        show(v, &o);
+    assert_right(v, &o);
+    assert_true(o.restarts >= 1);
+    assert_false(tsc_load_shared(o.ld_slowdown, o.ld_slowdown_hw));
+    assert_true(fabs(o.ld.cost - LOAD_LAT) < 0.01 * LOAD_LAT);
+}
+
+/* The load pipeline shared throughout: the outcome says so after starting
+ * over, with the probe's slowdown, and the half-width reaches down to what
+ * a quiet core may take; where the probe keeps its latency, nothing is
+ * claimed. */
+static void test_shared_loads_throughout(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_ld_shared_until = ~0u;
+    g_ld_shared_by = 0.04;
+    double v = measure_pair(10, &o, NULL);
+    if (o.restarts != TSC_SHARED_RESTARTS || !tsc_load_shared(o.ld_slowdown, o.ld_slowdown_hw))
+        show(v, &o);
+    assert_int_equal(o.restarts, TSC_SHARED_RESTARTS);
+    assert_true(tsc_load_shared(o.ld_slowdown, o.ld_slowdown_hw));
+    assert_true(fabs(o.ld_slowdown - 0.04) < 0.01);
+    assert_true(half_width(&o) >= TSC_SHARED_SPAN * v);
+    start(0.6, 0.6, 0, 0);
+    g_ld_shared_until = ~0u;
+    g_ld_shared_by = 0.002;   /* a quiet core's probe reads within this */
+    measure_pair(10, &o, NULL);
+    assert_int_equal(o.restarts, 0);
+    assert_false(tsc_load_shared(o.ld_slowdown, o.ld_slowdown_hw));
+}
+
 /* A third of the programs' runs half as long again during the first pass
  * (a neighbour coming and going): the runs kept are too few, the
  * measurement starts over and, the neighbour gone, reads right and
@@ -786,6 +845,8 @@ int main(void)
         cmocka_unit_test(test_shared_front_end_starts_over),
         cmocka_unit_test(test_shared_front_end_throughout),
         cmocka_unit_test(test_shared_front_end_against_earlier),
+        cmocka_unit_test(test_shared_loads_start_over),
+        cmocka_unit_test(test_shared_loads_throughout),
         cmocka_unit_test(test_disturbed_runs_start_over),
         cmocka_unit_test(test_disturbed_runs_throughout),
         cmocka_unit_test(test_big_code_runs_not_judged),

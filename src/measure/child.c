@@ -501,6 +501,8 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->alu_slowdown = tsc_alu_slowdown(to, &h->alu_slowdown_hw);
     h->fe_slowdown = to->fe_slowdown;
     h->fe_slowdown_hw = to->fe_slowdown_hw;
+    h->ld_slowdown = to->ld_slowdown;
+    h->ld_slowdown_hw = to->ld_slowdown_hw;
     h->disturbed = to->disturbed;
     h->clock_moved = to->drift / ratio;
     h->restarts = to->restarts;
@@ -630,7 +632,8 @@ static void child_run(double *samples)
         child_fail(&err);
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
-        if (cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, g_isa.fe_floor, &err))
+        if (cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, g_start.hot_load_lat,
+                      g_isa.fe_floor, &err))
             child_fail(&err);
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
@@ -639,6 +642,7 @@ static void child_run(double *samples)
     }
     if (tsc_cal) {
         h->imul_latency = g_cal.cp.n > 1 ? g_cal.cp.ch[1].latency : 0;
+        h->load_latency = g_cal.cp.has_load ? g_cal.cp.load.latency : 0;
         h->tsc_ghz = g_cal.tsc_ghz;
     }
     if (once.base && w->fresh)

@@ -15,6 +15,7 @@
 #include "pmu/pmu.h"
 #include "pmu/tsc_estimate.h"
 #include "pmu/tsc_frontend.h"
+#include "pmu/tsc_load.h"
 #include "sys/error.h"
 #include "sys/fileio.h"
 #include "sys/restore.h"
@@ -113,7 +114,8 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
      * does not tell (a 1 % slower ADD chain beside 1.5-2.3 times slower
      * NOPs), so the interval holds only where nothing shared the core */
     bool shared = e->estimated && (tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw) ||
-                                   tsc_frontend_shared(ro->fe_slowdown));
+                                   tsc_frontend_shared(ro->fe_slowdown) ||
+                                   tsc_load_shared(ro->ld_slowdown, ro->ld_slowdown_hw));
     /* or came and went: a fifth of a program's runs or more far above the
      * rest, and those kept slowed part of the way (tsc_disturbed) */
     bool disturbed = e->estimated && ro->disturbed;
@@ -251,6 +253,8 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.alu_slowdown_hw = ro->alu_slowdown_hw;
         r->cal.fe_slowdown = ro->fe_slowdown;
         r->cal.fe_slowdown_hw = ro->fe_slowdown_hw;
+        r->cal.ld_slowdown = ro->ld_slowdown;
+        r->cal.ld_slowdown_hw = ro->ld_slowdown_hw;
         r->cal.clock_moved = ro->clock_moved;
         r->cal.restarts = ro->restarts;
         r->cal.placements = ro->placements;
@@ -691,11 +695,13 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     }
     /* the ADD chain ran slower than the clock beyond both chains'
      * uncertainty: something shares the core's ALUs; the NOP loop slower
-     * than the quiet core's: something shares its front end; a sibling
-     * hyperthread only where this system has SMT on */
-    char busy[256] = "", what[128] = "", smt[8] = "";
+     * than the quiet core's: something shares its front end; the chain of
+     * loads slower than its latency: something shares its load pipeline; a
+     * sibling hyperthread only where this system has SMT on */
+    char busy[320] = "", what[192] = "", smt[8] = "";
     bool alu = tsc_core_shared(k->alu_slowdown, k->alu_slowdown_hw),
-         fe = tsc_frontend_shared(k->fe_slowdown);
+         fe = tsc_frontend_shared(k->fe_slowdown),
+         ld = tsc_load_shared(k->ld_slowdown, k->ld_slowdown_hw);
     if (alu)
         snprintf(what, sizeof what, "1-cycle ALU chains ran %.1f%% slow, +/- %.1f%%",
                  100 * k->alu_slowdown, 100 * k->alu_slowdown_hw);
@@ -703,7 +709,11 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(what + strlen(what), sizeof what - strlen(what),
                  "%sa loop of NOPs ran %.0f%% slower than on a quiet core", alu ? "; " : "",
                  100 * k->fe_slowdown);
-    if (alu || fe)
+    if (ld)
+        snprintf(what + strlen(what), sizeof what - strlen(what),
+                 "%sa chain of L1 loads ran %.1f%% slower than its latency, +/- %.1f%%",
+                 alu || fe ? "; " : "", 100 * k->ld_slowdown, 100 * k->ld_slowdown_hw);
+    if (alu || fe || ld)
         snprintf(busy, sizeof busy, "; %s (%s)", what,
                  file_read_line("", "/sys/devices/system/cpu/smt/active", smt, sizeof smt) &&
                          strcmp(smt, "1") == 0

@@ -63,7 +63,8 @@ typedef struct bench_event_result {
      * max(0.02, 1.5 %) of it (tsc_tolerance), or it is impossible
      * (negative estimated cycles beyond its uncertainty on code that does
      * work), or it is estimated cycles measured while another thread
-     * shared the core (tsc_core_shared, tsc_frontend_shared: the value is
+     * shared the core (tsc_core_shared, tsc_frontend_shared,
+     * tsc_load_shared: the value is
      * near an upper bound, TSC_SHARED_SPAN of it in the interval).  A
      * warning says so; the value is
      * printed as measured. */
@@ -96,6 +97,11 @@ typedef struct bench_calibration {
      * end), and its half-width; 0: not known. */
     double fe_slowdown;
     double fe_slowdown_hw;
+    /* How much slower a chain of L1 loads ran than its latency in whole
+     * cycles (pmu/tsc_load.h: another thread sharing the load pipeline),
+     * and its half-width; 0: not known. */
+    double ld_slowdown;
+    double ld_slowdown_hw;
     /* How far the core's clock moved while it was measured, beyond its
      * noise (a fraction, 0: it did not; part of ticks_per_cycle_hw), and
      * how often the measurement started over for it. */

@@ -62,7 +62,7 @@
 /* When the last measuring child ended, the TSC frequency and the IMUL
  * chain's latency it measured: a child started within HOT_NS gets them
  * (child_start). */
-static double g_last_end_ns, g_last_tsc_ghz, g_last_imul_lat;
+static double g_last_end_ns, g_last_tsc_ghz, g_last_imul_lat, g_last_load_lat;
 static volatile pid_t g_child;
 static bool g_sandbox_noted;   /* the note is printed once per nb run */
 
@@ -204,7 +204,7 @@ static int worker_for(const worker_request *job, size_t code_len, bool must_be_n
     child_start st = {
         .h = h, .code_cap = code_cap, .sock = sv[1], .cpu = job->cpu, .parent = getpid(),
         .debug = o->debug, .wait_for_gdb = gdb != NULL, .hot_tsc_ghz = hot ? g_last_tsc_ghz : 0,
-        .hot_imul_lat = hot ? g_last_imul_lat : 0,
+        .hot_imul_lat = hot ? g_last_imul_lat : 0, .hot_load_lat = hot ? g_last_load_lat : 0,
     };
     fflush(stdout);
     fflush(stderr);
@@ -405,6 +405,8 @@ static const char *result_damage(const worker_request *job, long n)
     if (!finite_ge0(s->cal_run[0]) || !finite_ge0(s->cal_run[1]) || !finite_ge0(s->tsc_ghz) ||
         !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency) ||
         !isfinite(s->fe_slowdown) || !finite_ge0(s->fe_slowdown_hw) ||
+        !isfinite(s->ld_slowdown) || !finite_ge0(s->ld_slowdown_hw) ||
+        !finite_ge0(s->load_latency) ||
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
         !finite_ge0(s->prelude_spread) || !finite_ge0(s->context) || !finite_ge0(s->tsc_step) ||
@@ -512,6 +514,8 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->alu_slowdown_hw = s->alu_slowdown_hw;
     out->fe_slowdown = s->fe_slowdown;
     out->fe_slowdown_hw = s->fe_slowdown_hw;
+    out->ld_slowdown = s->ld_slowdown;
+    out->ld_slowdown_hw = s->ld_slowdown_hw;
     out->has_unc = s->has_unc;
     memcpy(out->diff, s->diff, sizeof out->diff);
     memcpy(out->unc, s->unc, sizeof out->unc);
@@ -538,6 +542,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     if (s->n_cal) {
         g_last_tsc_ghz = s->tsc_ghz;
         g_last_imul_lat = s->imul_latency;
+        g_last_load_lat = s->load_latency;
         g_last_end_ns = clock_ns();
     }
     return 0;

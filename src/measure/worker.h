@@ -103,6 +103,9 @@ typedef struct worker_output {
     double fe_slowdown;          /* how much slower the front-end probe ran than
                                     the quiet core (pmu/tsc_frontend.h) */
     double fe_slowdown_hw;       /* its half-width */
+    double ld_slowdown;          /* how much slower the load probe ran than its
+                                    latency (pmu/tsc_load.h) */
+    double ld_slowdown_hw;       /* its half-width */
     double clock_moved;          /* how far the clock moved while measured
                                     (a fraction; in cal_hw) */
     size_t restarts;             /* measurements started over for it */

@@ -90,6 +90,7 @@ typedef struct shared_hdr {
     size_t cal_runs;         /* runs of the clock's chain that made it */
     double alu_slowdown, alu_slowdown_hw;
     double fe_slowdown, fe_slowdown_hw;   /* tsc_outcome's */
+    double ld_slowdown, ld_slowdown_hw;   /* tsc_outcome's */
     bool disturbed;                       /* tsc_outcome's */
     double clock_moved;      /* tsc_outcome.drift over the clock */
     size_t restarts;
@@ -108,6 +109,7 @@ typedef struct shared_hdr {
     size_t runs[2], kept[2], passes;
     double tsc_ghz;
     double imul_latency;     /* the IMUL chain's, 0 if not used */
+    double load_latency;     /* the load probe's, 0 if not used */
     uint64_t canary_tail;
 } shared_hdr;
 
@@ -132,10 +134,11 @@ typedef struct child_start {
     pid_t parent;
     bool debug;
     bool wait_for_gdb;       /* gdb is being started on the child */
-    /* The TSC frequency and the IMUL chain's latency the previous child
-     * measured when it ended within HOT_NS (0: not hot): the core is still at
-     * speed, so the warm-up spin and the IMUL search are skipped. */
-    double hot_tsc_ghz, hot_imul_lat;
+    /* The TSC frequency, the IMUL chain's and the load probe's latency the
+     * previous child measured when it ended within HOT_NS (0: not hot): the
+     * core is still at speed, so the warm-up spin and the latency searches
+     * are skipped. */
+    double hot_tsc_ghz, hot_imul_lat, hot_load_lat;
 } child_start;
 extern const codegen_prog *g_cur;
 extern int g_cur_kind;

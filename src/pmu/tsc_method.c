@@ -15,7 +15,10 @@
  * the benchmark's own runs (see measure()), the two chains taking turns
  * after each pair of samples, so frequency changes are followed; each
  * chain's short and long program runs are judged as the benchmark's
- * (tsc_chain_fit), and the samples are divided by the clock found.
+ * (tsc_chain_fit), and the samples are divided by the clock found.  Two
+ * probes run in a burst once a pass: a loop of NOPs (tsc_frontend.h) and a
+ * chain of loads (tsc_load.h), which see a neighbour that shares the front
+ * end or the load pipeline and leaves the ALU chains alone.
  *
  * Runs: every run is dithered over a TSC step (dither()), every other one
  * after a second prelude (prelude_loop()), checked for an impossible
@@ -67,7 +70,7 @@ static double counter_diff(const codegen_prog *p, const pmu_counter *ctr, size_t
 
 
 static int cal_chain_build(cal_chain *c, const uint8_t insn[4], long loop_a, long loop_b,
-                           nb_error *err)
+                           uintptr_t mem, nb_error *err)
 {
     uint8_t body[CAL_BODY * 4];
     for (size_t i = 0; i < CAL_BODY; i++)
@@ -76,8 +79,8 @@ static int cal_chain_build(cal_chain *c, const uint8_t insn[4], long loop_a, lon
     static uint64_t stack[64];
     codegen_params p = {
         .code = body, .code_len = sizeof body, .copies = 1, .reads = &rd, .n_reads = 1,
-        .r14 = (uintptr_t)&stack[32], .rdi = (uintptr_t)&stack[32], .rsi = (uintptr_t)&stack[32],
-        .rbp = (uintptr_t)&stack[32], .rsp = (uintptr_t)&stack[48],
+        .r14 = mem ? mem : (uintptr_t)&stack[32], .rdi = (uintptr_t)&stack[32],
+        .rsi = (uintptr_t)&stack[32], .rbp = (uintptr_t)&stack[32], .rsp = (uintptr_t)&stack[48],
     };
     p.loop_count = loop_a;
     int rc = codegen_build(&p, &c->a, err);
@@ -135,17 +138,39 @@ void cal_points(const cal_progs *cp, double *v, size_t n)
         v[i] = cal_point_n(cp, CAL_REPS);
 }
 
+/* Chain c's latency in whole cycles, measured against the ADD chain's
+ * points (add_v, CAL_POINTS of them): the fastest of each; 0 where it does
+ * not come out a whole number from lo to hi (within a quarter). */
+static double whole_latency(const cal_progs *cp, const cal_chain *c, const double *add_v,
+                            double lo, double hi)
+{
+    double v[CAL_POINTS];
+    cal_progs one = {.ch = {*c}, .n = 1, .run = cp->run};
+    cal_points(&one, v, CAL_POINTS);
+    double lat = stats_min(v, CAL_POINTS) / stats_min(add_v, CAL_POINTS);
+    double whole = round(lat);
+    return whole < lo || whole > hi || fabs(lat - whole) > 0.25 ? 0 : whole;
+}
+
+static void chain_free(cal_chain *c)
+{
+    codegen_free(&c->a);
+    codegen_free(&c->b);
+}
+
 /* The ADD chain, and the IMUL chain with its latency in whole cycles as
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
- * chain is left out if that does not come out a plausible whole number. */
-int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double fe_floor,
-              nb_error *err)
+ * chain is left out if that does not come out a plausible whole number.
+ * The probes: the front end's, and the load chain's (tsc_load.h) with its
+ * latency found the same way. */
+int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
+              double fe_floor, nb_error *err)
 {
     cp->run = run;
     cp->step = 1;
     cp->fe_floor = fe_floor;
     cp->fe_best = 0;
-    cp->has_probe = false;
+    cp->has_probe = cp->has_load = false;
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
      * immediate ADDs at rename, so an immediate chain runs faster than one
      * cycle per ADD there (seen on an Emerald Rapids guest: "8.9 GHz"). A
@@ -153,32 +178,39 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double fe_floo
      * prefix (ignored on ADD) keeps the body 4 bytes long like the IMUL's. */
     static const uint8_t add1[4] = {0x3E, 0x48, 0x01, 0xC0};   /* ds add rax, rax */
     static const uint8_t imul[4] = {0x48, 0x0F, 0xAF, 0xC0};   /* imul rax, rax */
+    /* the load probe's line, holding its own address */
+    static _Alignas(64) uint64_t line[8];
+    line[0] = (uintptr_t)line;
     cp->n = 0;
-    int rc = cal_chain_build(&cp->ch[0], add1, CAL_LOOP_A, CAL_LOOP_B, err);
+    int rc = cal_chain_build(&cp->ch[0], add1, CAL_LOOP_A, CAL_LOOP_B, 0, err);
     if (rc)
         return rc;
     cp->n = 1;
-    cp->has_probe = cal_chain_build(&cp->probe, tsc_probe_nop, CAL_LOOP_A, FE_LOOP, NULL) == 0;
-    if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, NULL) != 0)
-        return 0;
-    cp->n = 2;
-    if (hot_imul_lat > 0) {
-        cp->ch[1].latency = hot_imul_lat;
-        return 0;
+    cp->has_probe = cal_chain_build(&cp->probe, tsc_probe_nop, CAL_LOOP_A, FE_LOOP, 0, NULL) == 0;
+    bool load = cal_chain_build(&cp->load, tsc_probe_load, LD_LOOP_A, LD_LOOP_B,
+                                (uintptr_t)line, NULL) == 0;
+    if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, 0, NULL) == 0)
+        cp->n = 2;
+    double add_v[CAL_POINTS];
+    bool search = (cp->n > 1 && !(hot_imul_lat > 0)) || (load && !(hot_load_lat > 0));
+    if (search) {
+        cal_progs one = {.ch = {cp->ch[0]}, .n = 1, .run = run};
+        cal_points(&one, add_v, CAL_POINTS);
     }
-    double add_v[CAL_POINTS], imul_v[CAL_POINTS];
-    cal_progs one = {.ch = {cp->ch[0]}, .n = 1, .run = run},
-              two = {.ch = {cp->ch[1]}, .n = 1, .run = run};
-    cal_points(&one, add_v, CAL_POINTS);
-    cal_points(&two, imul_v, CAL_POINTS);
-    double lat = stats_min(imul_v, CAL_POINTS) / stats_min(add_v, CAL_POINTS);
-    double whole = round(lat);
-    if (whole < 2 || whole > 8 || fabs(lat - whole) > 0.25) {
-        codegen_free(&cp->ch[1].a);
-        codegen_free(&cp->ch[1].b);
-        cp->n = 1;
-    } else {
-        cp->ch[1].latency = whole;
+    if (cp->n > 1) {
+        cp->ch[1].latency = hot_imul_lat > 0 ? hot_imul_lat
+                                              : whole_latency(cp, &cp->ch[1], add_v, 2, 8);
+        if (!(cp->ch[1].latency > 0)) {
+            chain_free(&cp->ch[1]);
+            cp->n = 1;
+        }
+    }
+    if (load) {
+        cp->load.latency = hot_load_lat > 0 ? hot_load_lat
+                                             : whole_latency(cp, &cp->load, add_v, 3, 8);
+        cp->has_load = cp->load.latency > 0;
+        if (!cp->has_load)
+            chain_free(&cp->load);
     }
     return 0;
 }
@@ -225,6 +257,8 @@ typedef struct tsc_work {
     bool blocked;
     double *fe_a, *fe_b;     /* the front-end probe's runs (ticks), n_fe of them */
     size_t n_fe;
+    double *ld_a, *ld_b;     /* the load probe's, n_ld */
+    size_t n_ld;
     nb_error *err;
     int status;              /* an impossible reading stops the measurement */
 } tsc_work;
@@ -351,24 +385,36 @@ static void calibrate_once(tsc_work *w, size_t k)
     w->last_cal = clock_tsc();
 }
 
-/* FE_BURST runs of the front-end probe's two programs, once a pass over
- * the samples, before the last sample's chain (so that what runs before
- * the next run is a chain, as everywhere).  A burst of short runs rather
- * than a pair of the chains' length beside every sample, which cost 5-6 %
- * of a default batch line's time (bench/batch 111-113x against 119-121x). */
+/* `pairs` runs of a probe's two programs into a[], b[] (*n so far, at
+ * most TSC_CAL_MAX), after one run of its long program not kept: the
+ * probe's code and branches, and the load probe's line, fetched afresh
+ * after the code measured. */
+static void probe_pairs(tsc_work *w, const cal_chain *ch, int pairs, double *a, double *b,
+                        size_t *n)
+{
+    dither(w->spins, w->phase++);
+    cal_run_ticks(w->cp, &ch->b);
+    for (int i = 0; i < pairs && *n < TSC_CAL_MAX; i++) {
+        dither(w->spins, w->phase++);
+        a[*n] = cal_run_ticks(w->cp, &ch->a);
+        dither(w->spins, w->phase++);
+        b[(*n)++] = cal_run_ticks(w->cp, &ch->b);
+    }
+}
+
+/* FE_BURST runs of the front-end probe's two programs, and LD_BURST of the
+ * load probe's, once a pass over the samples, before the last sample's
+ * chain (so that what runs before the next run is a chain, as
+ * everywhere).  A burst of short runs rather than a pair of the chains'
+ * length beside every sample, which cost 5-6 % of a default batch line's
+ * time (bench/batch 111-113x against 119-121x). */
 #define FE_BURST 6
 static void probe_burst(tsc_work *w)
 {
-    const cal_chain *ch = &w->cp->probe;
-    /* one run not kept: the probe's code and branches fetched afresh */
-    dither(w->spins, w->phase++);
-    cal_run_ticks(w->cp, &ch->b);
-    for (int i = 0; i < FE_BURST && w->n_fe < TSC_CAL_MAX; i++) {
-        dither(w->spins, w->phase++);
-        w->fe_a[w->n_fe] = cal_run_ticks(w->cp, &ch->a);
-        dither(w->spins, w->phase++);
-        w->fe_b[w->n_fe++] = cal_run_ticks(w->cp, &ch->b);
-    }
+    if (w->cp->has_probe)
+        probe_pairs(w, &w->cp->probe, FE_BURST, w->fe_a, w->fe_b, &w->n_fe);
+    if (w->cp->has_load)
+        probe_pairs(w, &w->cp->load, LD_BURST, w->ld_a, w->ld_b, &w->n_ld);
 }
 
 /* Sample i of a run (i < 0: a discarded warm-up run).  With the
@@ -423,7 +469,7 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
             if (r == 0 && cp && w->sample_t[rs - w->rs])
                 w->sample_t[rs - w->rs][i] = (double)t0;
         }
-        if (calibrate && cp && r == 0 && i == n - 1 && cp->has_probe)
+        if (calibrate && cp && r == 0 && i == n - 1)
             probe_burst(w);
         for (size_t k = 0; calibrate && cp && r == 0 && k < cp->n && k < CAL_CHAINS; k++)
             if (chain_runs(cp, k, i, n))
@@ -469,6 +515,21 @@ static void frontend_fit(const tsc_work *w, tsc_outcome *o)
      * stretch can read low by chance: 0.12 where the width allows 0.167) */
     o->fe_ref = cp->fe_floor > 0 && (cp->fe_floor < o->fe.cost || !(o->fe.cost > 0)) ? cp->fe_floor
                                                                                     : o->fe.cost;
+}
+
+/* The load probe's runs so far against the clock o found (its half-width
+ * included), and how much slower they ran than its latency. */
+static void load_fit(const tsc_work *w, tsc_outcome *o)
+{
+    static double scratch[TSC_CAL_MAX];
+    const cal_progs *cp = w->cp;
+    o->ld = (fe_fit){0};
+    o->ld_slowdown = o->ld_slowdown_hw = 0;
+    if (!cp->has_load || !(o->ratio > 0))
+        return;
+    tsc_frontend_fit(w->ld_a, w->ld_b, w->n_ld, cp->load.ops, o->ratio, scratch, &o->ld);
+    o->ld_slowdown = tsc_load_slowdown(&o->ld, cp->load.latency, o->ratio_hw / o->ratio,
+                                       &o->ld_slowdown_hw);
 }
 
 /* Both chains' calibrations (ticks per core cycle) in the order they
@@ -538,6 +599,7 @@ static void clock_fit(const tsc_work *w, tsc_outcome *o)
     o->add_ratio = v[0];
     o->add_ratio_hw = hw[0];
     frontend_fit(w, o);
+    load_fit(w, o);
 }
 
 /* The estimated-cycles counters read with rdtsc (a bit each). */
@@ -663,13 +725,14 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], s
     }
 }
 
-/* Whether the outcome saw another thread on the core (its ALUs or its
- * front end) or the runs disturbed (not for goal.big code): the measurement
+/* Whether the outcome saw another thread on the core (its ALUs, its
+ * front end or its load pipeline) or the runs disturbed (not for goal.big code): the measurement
  * starts over for it and, still so, its values take TSC_SHARED_SPAN. */
 static bool core_busy(const tsc_outcome *o)
 {
     double hw, slow = tsc_alu_slowdown(o, &hw);
-    return tsc_core_shared(slow, hw) || tsc_frontend_shared(o->fe_slowdown) || o->disturbed;
+    return tsc_core_shared(slow, hw) || tsc_frontend_shared(o->fe_slowdown) ||
+           tsc_load_shared(o->ld_slowdown, o->ld_slowdown_hw) || o->disturbed;
 }
 
 /* Both runs: `warm` discarded runs, then n kept samples of each.  With a
@@ -708,7 +771,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
 {
     static double cal_buf[2][TSC_CAL_MAX], cal_a[2][TSC_CAL_MAX], cal_b[2][TSC_CAL_MAX];
     static double cal_t[2][TSC_CAL_MAX], logt[2][TSC_LOG_DOUBLES];
-    static double fe_a[TSC_CAL_MAX], fe_b[TSC_CAL_MAX];
+    static double fe_a[TSC_CAL_MAX], fe_b[TSC_CAL_MAX], ld_a[TSC_CAL_MAX], ld_b[TSC_CAL_MAX];
     static double logv[2][TSC_LOG_DOUBLES];
     static uint32_t logs[2][TSC_LOG_DOUBLES];
     static uint8_t logk[2][TSC_LOG_DOUBLES], logp[2][TSC_LOG_DOUBLES];
@@ -716,7 +779,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     tsc_work w = {.cp = cp, .n_ctr = n_ctr, .ctr = ctr, .ovf = ovf, .err = err,
                   .cal = {cal_buf[0], cal_buf[1]}, .cal_a = {cal_a[0], cal_a[1]},
                   .cal_b = {cal_b[0], cal_b[1]}, .cal_t = {cal_t[0], cal_t[1]},
-                  .fe_a = fe_a, .fe_b = fe_b, .cal_every = 1, .rs = rs};
+                  .fe_a = fe_a, .fe_b = fe_b, .ld_a = ld_a, .ld_b = ld_b, .cal_every = 1, .rs = rs};
     for (int r = 0; r < 2; r++) {
         rs[r].inner = cp ? INNER_MIN : 1;
         rs[r].n = (size_t)n;
@@ -784,7 +847,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
                 out->restarts++;
             rs[0].log.n = rs[1].log.n = 0;
             w.n_cal[0] = w.n_cal[1] = 0;
-            w.n_fe = 0;
+            w.n_fe = w.n_ld = 0;
             pass = -1;
             continue;
         }
@@ -823,8 +886,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     }
     /* code that shares the core with another thread runs at least as
      * much slower as the ADD chain did (an ADD pair read 2.03-2.04 +/-
-     * 0.025 while the chain ran 0.7-1.6 % slow), and where either probe
-     * saw the core shared or its runs it disturbed, up to TSC_SHARED_SPAN
+     * 0.025 while the chain ran 0.7-1.6 % slow), and where the chains or
+     * a probe saw the core shared or its runs it disturbed, up to TSC_SHARED_SPAN
      * of its value (then it is flagged: see tsc_core_shared) */
     double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
     if (core_busy(out))

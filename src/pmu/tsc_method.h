@@ -15,6 +15,7 @@
 #include "pmu/pmu.h"
 #include "pmu/tsc_estimate.h"
 #include "pmu/tsc_frontend.h"
+#include "pmu/tsc_load.h"
 
 #define CAL_BODY 100              /* adds per loop iteration */
 /* The short program only carries the harness's own cost, which the
@@ -108,6 +109,12 @@ typedef struct cal_progs {
     cal_chain probe;
     bool has_probe;
     double fe_floor, fe_best;
+    /* the load probe (tsc_load.h): CAL_BODY dependent loads in loops of
+     * LD_LOOP_A and LD_LOOP_B iterations, run a few times every pass; its
+     * latency (load.latency) in whole cycles; has_load false where that did
+     * not come out a plausible whole number */
+    cal_chain load;
+    bool has_load;
 } cal_progs;
 
 /* Room for one program's runs: TSC_LOG_DOUBLES readings (runs x counters);
@@ -212,6 +219,10 @@ typedef struct tsc_outcome {
     fe_fit fe;
     double fe_slowdown, fe_slowdown_hw;
     double fe_ref;                   /* cycles a NOP where the front end bounds code (0: not known) */
+    /* the load probe's fit (cycles a load) and how much slower it ran than
+     * its latency (tsc_load_slowdown), its half-width; 0 where not known */
+    fe_fit ld;
+    double ld_slowdown, ld_slowdown_hw;
     /* per counter: the core cycles of context in unc (tsc_context_cycles;
      * more than TSC_CONTEXT_CYCLES where the front end bounds the code) */
     double context[PMU_MAX_GROUP_CTR];
@@ -252,10 +263,11 @@ double tsc_big_share(const tsc_goal *goal, double diff);
 double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref);
 
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
- * is known, not searched) and the front-end probe (fe_floor: see
- * cal_progs).  0 or a negative status with *err filled. */
-int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double fe_floor,
-              nb_error *err);
+ * is known, not searched), the front-end probe (fe_floor: see cal_progs)
+ * and the load probe (hot_load_lat > 0: its latency known, not searched).
+ * 0 or a negative status with *err filled. */
+int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
+              double fe_floor, nb_error *err);
 void cal_points(const cal_progs *cp, double *v, size_t n);
 /* The TSC's step (cal_progs.step: tsc_step_of over reads a varying spin
  * apart), measured once. */
