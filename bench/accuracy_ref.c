@@ -5,7 +5,8 @@
  *
  *   accuracy_ref CODE_HEX INIT_HEX COPIES0 LOOP0 COPIES1 LOOP1 NORM [SECONDS]
  *     -> "ref <cycles per copy> <half-width> add_ratio <r> imul_ratio <r> calls <n>
- *         places <value at each place> nop <cycles per NOP of a loop of NOPs>"
+ *         places <value at each place> nop <cycles per NOP of a loop of NOPs>
+ *         ld <cycles per load of a chain of L1 loads>"
  *
  * Each program is nanoBench's shape and order (registers set, the init
  * code, the first read of two counters as its generated code reads them,
@@ -27,7 +28,10 @@
  * stretch as the programs, so a frequency that moves averages alike), the
  * smaller of the two ratios (a chain can only be slowed); a third pair,
  * 10,000 NOPs apart, says how fast the front end ran (slower while another
- * thread shared it: bench/accuracy then marks the reference shared).  The half-width is three
+ * thread shared it: bench/accuracy then marks the reference shared), and a
+ * fourth, 10,000 dependent loads from one L1 line apart, how fast the load
+ * pipeline ran (a whole number of cycles a load, unless another thread
+ * shared it: the same).  The half-width is three
  * standard errors of the difference of the two means.  Registers the code
  * may not use: R11, R13, R15 (R14 points into a zeroed 1 MiB area, as
  * nb's does).  Pins itself to CPU 0 unless REF_CPU is set.
@@ -301,7 +305,7 @@ int main(int argc, char **argv)
     long copies[2] = {atol(argv[3]), atol(argv[5])}, loops[2] = {atol(argv[4]), atol(argv[6])};
     double norm = atof(argv[7]), secs = argc > 8 ? atof(argv[8]) : 0.3;
 
-    prog m[2], cal[3][2];
+    prog m[2], cal[4][2];
 #ifdef REF_NB_PROGRAM
     const int places = PLACES;
 #else
@@ -324,9 +328,14 @@ int main(int argc, char **argv)
     static const uint8_t nop4[] = {0x0F, 0x1F, 0x40, 0x00};
     build(&cal[2][0], nop4, sizeof nop4, NULL, 0, 100, 100);
     build(&cal[2][1], nop4, sizeof nop4, NULL, 0, 200, 100);
+    /* a chain of loads from the line R14 points to, which holds its own
+     * address (as nb's load probe, pmu/tsc_load.h) */
+    static const uint8_t ld[] = {0x4D, 0x8B, 0x36}, ld_init[] = {0x4D, 0x89, 0x36};
+    build(&cal[3][0], ld, sizeof ld, ld_init, sizeof ld_init, 100, 100);
+    build(&cal[3][1], ld, sizeof ld, ld_init, sizeof ld_init, 200, 100);
     const double ops = 100.0 * 100.0;
 
-    static double t[PLACES][2][MAX_CALLS], ct[6][MAX_CALLS / 16 + 1];
+    static double t[PLACES][2][MAX_CALLS], ct[8][MAX_CALLS / 16 + 1];
     size_t n = 0, nc = 0, rounds = 0, kept[PLACES][2] = {{0}};
     for (int w = 0; w < 10; w++)
         for (int at = 0; at < places; at++)
@@ -349,9 +358,10 @@ int main(int argc, char **argv)
                     t[at][r][kept[at][r]++] = x;
             }
         if (nc < MAX_CALLS / 16) {
-            for (int k = 0; k < 6; k++) {
+            for (int k = 0; k < 8; k++) {
                 /* the NOP loop's first call after 2 MB of code fetches it
-                 * afresh (it read 20 % slow): one call not kept */
+                 * afresh (it read 20 % slow): one call not kept (the
+                 * load chain's too) */
                 if (k >= 4)
                     run(&cal[k / 2][k % 2]);
                 ct[k][nc] = run(&cal[k / 2][k % 2]);
@@ -362,8 +372,8 @@ int main(int argc, char **argv)
     }
     /* the chains' means as the programs', over the same stretch of time:
      * the clock a frequency that moves in the meantime averages to */
-    double cm[6], cse[6];
-    for (int k = 0; k < 6; k++)
+    double cm[8], cse[8];
+    for (int k = 0; k < 8; k++)
         window_mean(ct[k], nc, &cm[k], &cse[k]);
     double ra = (cm[1] - cm[0]) / ops, ri = (cm[3] - cm[2]) / (3 * ops);
     double ratio = ra < ri ? ra : ri;
@@ -386,6 +396,6 @@ int main(int argc, char **argv)
            ri, n);
     for (int at = 0; at < places; at++)
         printf(" %.5f", v[at]);
-    printf(" nop %.5f\n", (cm[5] - cm[4]) / ops / ratio);
+    printf(" nop %.5f ld %.5f\n", (cm[5] - cm[4]) / ops / ratio, (cm[7] - cm[6]) / ops / ratio);
     return 0;
 }
