@@ -10,7 +10,7 @@
  * while the ADD chain ran at the clock and the NOP loop as on a quiet core.
  * So the measuring process also times a chain of dependent loads from one
  * cache line (`mov r14, [r14]`, the line holding its own address) a few
- * times every pass over the samples, and compares its cycles a load with
+ * times in the first pass over the samples (of every start), and compares its cycles a load with
  * the chain's latency in whole cycles, found against the ADD chain when the
  * measuring process starts (5 on Golden Cove, 4 on Zen 4 and 5): on a core
  * nothing shares, a load that hits the L1 takes that many cycles, every
@@ -29,10 +29,10 @@ extern const unsigned char tsc_probe_load[4];
 /* The probe's loops of CAL_BODY loads: 600 loads more in the long
  * program than in the short one, ~3,000 cycles at 5 a load (a hundred
  * steps of a coarse TSC: its pairs' mean is then within about 0.3 %);
- * LD_BURST pairs a pass, after one run of the long program not kept (its
- * code and the line fetched again after the code measured).  About 5,500
- * cycles a pass, 2-3 % of a default batch line's time (with twice the
- * loads, 4-5 %). */
+ * LD_BURST pairs, after one run of the long program not kept (its code
+ * and the line fetched again after the code measured).  About 20,000
+ * cycles with the dithers, 3-4 % of a default batch line's time (every
+ * pass: 4.6-6 %). */
 #define LD_LOOP_A 1
 #define LD_LOOP_B 7
 #define LD_BURST 3

@@ -402,18 +402,19 @@ static void probe_pairs(tsc_work *w, const cal_chain *ch, int pairs, double *a, 
     }
 }
 
-/* FE_BURST runs of the front-end probe's two programs, and LD_BURST of the
- * load probe's, once a pass over the samples, before the last sample's
- * chain (so that what runs before the next run is a chain, as
- * everywhere).  A burst of short runs rather than a pair of the chains'
- * length beside every sample, which cost 5-6 % of a default batch line's
- * time (bench/batch 111-113x against 119-121x). */
+/* FE_BURST runs of the front-end probe's two programs once a pass over the
+ * samples, and LD_BURST of the load probe's in the first pass (of every
+ * start: every pass, 4.6-6 % of a default batch line's time, against 3-4 %),
+ * before the last sample's chain (so that what runs before the next run is
+ * a chain, as everywhere).  A burst of short runs rather than a pair of the
+ * chains' length beside every sample, which cost 5-6 % of a default batch
+ * line's time (bench/batch 111-113x against 119-121x). */
 #define FE_BURST 6
 static void probe_burst(tsc_work *w)
 {
     if (w->cp->has_probe)
         probe_pairs(w, &w->cp->probe, FE_BURST, w->fe_a, w->fe_b, &w->n_fe);
-    if (w->cp->has_load)
+    if (w->cp->has_load && w->n_ld == 0)
         probe_pairs(w, &w->cp->load, LD_BURST, w->ld_a, w->ld_b, &w->n_ld);
 }
 
