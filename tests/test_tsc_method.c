@@ -506,7 +506,10 @@ static void test_front_end_bound_context(void **state)
     start(0.6, 0.6, 0, 0);
     g_insns_per_copy = 12;
     assert_right(measure_pair(10, &o, NULL), &o);
-    assert_true(o.fe_ref == FE_FLOOR);   /* the width's, not the probe's slower mean */
+    /* a loop: the width's, not the probe's slower mean; straight code: the
+     * slower of the two */
+    assert_true(o.fe_ref_loop == FE_FLOOR);
+    assert_true(o.fe_ref == o.fe.cost && fabs(o.fe.cost - FE_QUIET) < 0.01 * FE_QUIET);
     assert_true(half_width(&o) >= TSC_FE_CONTEXT_CYCLES / execs);
     g_loops = 10;
     measure_pair(10, &o, NULL);
@@ -518,6 +521,17 @@ static void test_front_end_bound_context(void **state)
     g.loops = 100;
     assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_FE_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
     assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES);
+    /* a core whose width nb knows only as a floor (a Zen's decoders, 4 a
+     * cycle) while its probe, a loop, runs faster: straight code at 0.23
+     * cycles an instruction is front-end bound, a loop at 0.23 is not */
+    g_loops = 0;
+    g_cp.fe_floor = 0.25;
+    measure_pair(10, &o, NULL);
+    assert_true(o.fe_ref == 0.25 && o.fe_ref_loop == o.fe.cost);
+    g.loops = 0;
+    assert_true(tsc_context_cycles(&g, 230, o.fe_ref) == TSC_FE_CONTEXT_CYCLES);
+    g.loops = 100;
+    assert_true(tsc_context_cycles(&g, 230, o.fe_ref_loop) == TSC_CONTEXT_CYCLES);
     /* instructions or the front end's cost not known: a chain's */
     assert_true(tsc_context_cycles(&g, 200, 0) == TSC_CONTEXT_CYCLES);
     g.insns = 0;

@@ -502,7 +502,7 @@ static void frontend_fit(const tsc_work *w, tsc_outcome *o)
     static double scratch[TSC_CAL_MAX];
     const cal_progs *cp = w->cp;
     o->fe = (fe_fit){0};
-    o->fe_slowdown = o->fe_slowdown_hw = o->fe_ref = 0;
+    o->fe_slowdown = o->fe_slowdown_hw = o->fe_ref = o->fe_ref_loop = 0;
     if (!cp->has_probe || !(o->ratio > 0))
         return;
     tsc_frontend_fit(w->fe_a, w->fe_b, w->n_fe, cp->probe.ops, o->ratio, scratch, &o->fe);
@@ -511,11 +511,16 @@ static void frontend_fit(const tsc_work *w, tsc_outcome *o)
         if (seen[i] > 0 && (quiet == 0 || seen[i] < quiet))
             quiet = seen[i];
     o->fe_slowdown = tsc_frontend_slowdown(&o->fe, quiet, &o->fe_slowdown_hw);
-    /* what code the front end bounds runs at (tsc_context_cycles): the
-     * core's width where known, else the probe's mean (the quietest
-     * stretch can read low by chance: 0.12 where the width allows 0.167) */
-    o->fe_ref = cp->fe_floor > 0 && (cp->fe_floor < o->fe.cost || !(o->fe.cost > 0)) ? cp->fe_floor
-                                                                                    : o->fe.cost;
+    /* what code the front end bounds runs at (tsc_context_cycles).  In a
+     * loop, what the probe (itself a loop) delivers, unless the core's
+     * width says it can go faster (the quietest stretch can read low by
+     * chance: 0.12 where the width allows 0.167).  Straight code, which each
+     * program runs once, can come from the slower decoders: the slower of
+     * the width and the probe (100 NOPs read 0.19-0.21 a NOP on a Zen 5
+     * whose probe read 0.14-0.15, its decoders' 4 a cycle 0.25). */
+    double floor = cp->fe_floor, cost = o->fe.cost > 0 ? o->fe.cost : 0;
+    o->fe_ref_loop = floor > 0 && (floor < cost || cost == 0) ? floor : cost;
+    o->fe_ref = fmax(floor, cost);
 }
 
 /* The load probe's runs so far against the clock o found (its half-width
@@ -895,7 +900,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         slow = fmax(slow, TSC_SHARED_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles) {
-            out->context[c] = tsc_context_cycles(goal, fabs(out->diff[c]) / out->ratio, out->fe_ref);
+            out->context[c] = tsc_context_cycles(goal, fabs(out->diff[c]) / out->ratio,
+                                                 goal->loops > 0 ? out->fe_ref_loop : out->fe_ref);
             out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) + out->context[c] * out->ratio +
                            tsc_big_share(goal, out->diff[c]);
         }

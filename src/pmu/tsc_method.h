@@ -218,7 +218,9 @@ typedef struct tsc_outcome {
      * measurement's best stretch), its half-width; 0 where not known */
     fe_fit fe;
     double fe_slowdown, fe_slowdown_hw;
-    double fe_ref;                   /* cycles a NOP where the front end bounds code (0: not known) */
+    /* cycles a NOP where the front end bounds straight code and a loop
+     * (tsc_context_cycles; 0: not known) */
+    double fe_ref, fe_ref_loop;
     /* the load probe's fit (cycles a load) and how much slower it ran than
      * its latency (tsc_load_slowdown), its half-width; 0 where not known */
     fe_fit ld;
@@ -258,7 +260,7 @@ double tsc_big_share(const tsc_goal *goal, double diff);
 
 /* TSC_CONTEXT_CYCLES, or for code that the front end bounds (`cycles` for
  * the programs' difference, goal->insns instructions, against fe_ref
- * cycles a NOP: tsc_outcome.fe_ref) TSC_FE_CONTEXT_CYCLES and
+ * cycles a NOP: tsc_outcome.fe_ref, fe_ref_loop in a loop) TSC_FE_CONTEXT_CYCLES and
  * TSC_FE_LOOP_CYCLES for each of goal->loops iterations. */
 double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref);
 
