@@ -320,10 +320,10 @@ static void test_linear(void **state)
     assert_true(tsc_linear(987, 1000, 87, 3, 1890 - 987, 1000, 10, STEP));
     assert_false(tsc_linear(987, 1000, 87, 3, 2436 - 987, 1000, 10, STEP));
     assert_false(tsc_linear(1600, 1000, 87, 3, 1890 - 1600, 1000, 10, STEP));
-    /* off by less than 8 steps (small code), or by less than 5 % */
+    /* off by less than 8 steps (small code), or by less than 1.5 % */
     assert_true(tsc_linear(87 + 15 + 100, 100, 87, 3, 15, 100, 2, STEP));
-    assert_true(tsc_linear(87 + 9000 + 400, 10000, 87, 3, 9000, 10000, 10, STEP));
-    assert_false(tsc_linear(87 + 9000 + 600, 10000, 87, 3, 9000, 10000, 10, STEP));
+    assert_true(tsc_linear(87 + 90000 + 1200, 10000, 87, 3, 90000, 10000, 10, STEP));
+    assert_false(tsc_linear(87 + 90000 + 1500, 10000, 87, 3, 90000, 10000, 10, STEP));
     /* a fine TSC (2-tick steps): the floor is TSC_LINEAR_TICKS, not 8 steps */
     assert_true(tsc_linear(87 + 15 + 150, 100, 87, 3, 15, 100, 2, 2.0));
     assert_false(tsc_linear(87 + 15 + 200, 100, 87, 3, 15, 100, 2, 2.0));
