@@ -98,9 +98,9 @@ static bool linear(const place_job *j, const tsc_outcome *to, int c, probe_time 
 {
     if (h.copies == 0)
         return tsc_linear(to->first[c], (double)j->copies[0], h.ticks, h.hw, to->diff[c],
-                          j->goal->execs, to->unc[c], j->cp->step);
+                          j->goal->execs, to->noise[c], j->cp->step);
     return tsc_linear(h.ticks, h.execs, to->first[c], h.hw, to->diff[c], j->goal->execs,
-                      to->unc[c], j->cp->step);
+                      to->noise[c], j->cp->step);
 }
 
 bool place_big(const codegen_params *p, long copies)

@@ -202,6 +202,10 @@ typedef struct tsc_outcome {
      * runs (ticks), its half-width (TSC_Z standard errors), and how far the
      * difference of the samples' aggregates (the printed value) lies from it. */
     double diff[PMU_MAX_GROUP_CTR], unc[PMU_MAX_GROUP_CTR], agg_off[PMU_MAX_GROUP_CTR];
+    /* ... the part of unc that is the runs' noise alone (TSC_Z standard
+     * errors: no window's ambiguity, context or neighbour), which a
+     * program timed beside the two is set against (place.c) */
+    double noise[PMU_MAX_GROUP_CTR];
     /* how far the difference read after each prelude lay apart beyond their
      * noise (ticks; tsc_prelude_spread), in unc */
     double prelude[PMU_MAX_GROUP_CTR];
