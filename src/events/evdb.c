@@ -79,11 +79,16 @@ const char *evdb_uarch_find(const char *name)
 
 static void suggest_uarch(const char *name, char *buf, size_t buflen);
 
+static cpu_vendor table_vendor(const evdb_table_def *t)
+{
+    return t->vendor == EVDB_VENDOR_AMD ? CPU_VENDOR_AMD : CPU_VENDOR_INTEL;
+}
+
 cpu_vendor evdb_uarch_vendor(const char *uarch)
 {
     for (size_t i = 0; uarch && i < evdb_n_tables; i++)
         if (strcmp(evdb_tables[i].uarch, uarch) == 0)
-            return evdb_tables[i].vendor == EVDB_VENDOR_AMD ? CPU_VENDOR_AMD : CPU_VENDOR_INTEL;
+            return table_vendor(&evdb_tables[i]);
     return CPU_VENDOR_UNKNOWN;
 }
 
@@ -194,7 +199,7 @@ int evdb_config_path_events(const char *path, nb_event_list *out, const char **t
                 continue;
             for (uint32_t k = 0; k < t->count; k++) {
                 nb_event ev;
-                ev_from_table(&evdb_tab_events[t->first + k], evdb_uarch_vendor(t->uarch), &ev);
+                ev_from_table(&evdb_tab_events[t->first + k], table_vendor(t), &ev);
                 int rc = event_list_push(out, &ev);
                 if (rc)
                     return rc;
@@ -214,7 +219,7 @@ int evdb_events(const char *uarch, evdb_set set, nb_event_list *out)
             continue;
         for (uint32_t k = 0; k < t->count; k++) {
             nb_event ev;
-            ev_from_table(&evdb_tab_events[t->first + k], evdb_uarch_vendor(t->uarch), &ev);
+            ev_from_table(&evdb_tab_events[t->first + k], table_vendor(t), &ev);
             int rc = event_list_push(out, &ev);
             if (rc)
                 return rc;
