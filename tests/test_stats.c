@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "lib/sort.h"
 #include "measure/stats.h"
 
 static void test_avg_drops_20_percent_each_side(void **state)
@@ -62,6 +63,47 @@ static void test_normalize(void **state)
     assert_float_equal(stats_normalize(1000, 3000, 100, 10, 1), 2000.0, 1e-12);
 }
 
+/* sort_doubles against its definition (each value no less than the one
+ * before, the same values): sizes across its insertion-sort cutoff,
+ * ascending, descending, all equal, few distinct, and random values */
+static void test_sort(void **state)
+{
+    (void)state;
+    enum { MAX = 3000 };
+    static double v[MAX], hist[8];
+    unsigned seed = 12345;
+    for (size_t n = 0; n <= MAX; n += n < 70 ? 1 : 197) {
+        for (int kind = 0; kind < 5; kind++) {
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                double r = (double)(seed >> 8);
+                v[i] = kind == 0 ? (double)i : kind == 1 ? (double)(n - i) : kind == 2 ? 7.0
+                       : kind == 3 ? (double)((seed >> 16) % 8) : r;
+            }
+            double sum = 0;
+            for (size_t i = 0; i < 8; i++)
+                hist[i] = 0;
+            for (size_t i = 0; i < n; i++) {
+                sum += v[i];
+                if (kind == 3)
+                    hist[(size_t)v[i]]++;
+            }
+            sort_doubles(v, n);
+            double after = 0;
+            for (size_t i = 0; i < n; i++) {
+                after += v[i];
+                if (i)
+                    assert_true(v[i - 1] <= v[i]);
+                if (kind == 3)
+                    hist[(size_t)v[i]]--;
+            }
+            assert_float_equal(after, sum, 1e-6 * (sum > 1 ? sum : 1));
+            for (size_t i = 0; kind == 3 && i < 8; i++)
+                assert_true(hist[i] == 0);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -69,6 +111,7 @@ int main(void)
         cmocka_unit_test(test_median_min_max),
         cmocka_unit_test(test_large_input),
         cmocka_unit_test(test_normalize),
+        cmocka_unit_test(test_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
