@@ -169,11 +169,12 @@ void tsc_log_rescale(const tsc_log *in, const double *local, double ratio, uint3
  * code lay badly in memory (6 ADDs x 1,000 copies read 0.26-0.44 cycles a
  * copy in about 3 of 100 processes, the first program slowed; x 2,000
  * copies 2.2-2.8, the second slowed), nor where it outgrows a cache
- * between the two programs.  TSC_LINEAR_REL is the tolerance: a loop of
- * 1,000 NOPs x 10 copies read 269.5 +/- 3.8 where its programs read 250
- * elsewhere, the second slowed (a probe halfway between the two sees half
- * of that), and passed at 5 %; at 1.5 %, 1 of 15 lines of it and of six
- * ADDs x 1,000 is measured at a second place. */
+ * between the two programs.  TSC_LINEAR_REL is the tolerance, and `unc`
+ * the runs' noise alone (tsc_outcome.noise): a loop of 1,000 NOPs x 10
+ * copies read 269.5 +/- 3.8 where its programs read 250 elsewhere, the
+ * second slowed (a probe halfway between the two sees half of that), and
+ * passed at 5 % with the value's whole half-width; now 1 of 15 lines of
+ * six ADDs x 1,000 is measured at a second place, none of that loop's. */
 #define TSC_LINEAR_REL 0.015
 #define TSC_LINEAR_STEPS 8
 #define TSC_LINEAR_TICKS 160.0
