@@ -539,23 +539,39 @@ static void test_front_end_bound_context(void **state)
 }
 
 /* What more runs can pin down: the statistical part asks for runs by its
- * square; the window's ambiguity after TSC_AMBIGUOUS_RUNS runs and the
- * preludes' spread beyond the tolerance stop the measurement (INFINITY),
+ * square, against what the fixed part leaves of the tolerance; the
+ * window's ambiguity and the preludes' spread beyond the tolerance after
+ * TSC_AMBIGUOUS_RUNS runs stop the measurement (INFINITY),
  * except where the clock's part is beyond most of the tolerance: passes
  * calibrate again. */
 static void test_need(void **state)
 {
     (void)state;
     double tol = 0.02;
-    assert_true(tsc_need(0.01, 0.01, 0, 0, 0, tol, 40) == 1);
-    assert_true(fabs(tsc_need(0.028, 0.028, 0, 0, 0, tol, 40) - 4) < 1e-9);
-    assert_true(isinf(tsc_need(0.05, 0.05, 0, 0.03, 0, tol, 40)));
-    assert_true(isinf(tsc_need(0.05, 0.05, 0.03, 0, 0, tol, TSC_AMBIGUOUS_RUNS)));
-    assert_false(isinf(tsc_need(0.05, 0.05, 0.03, 0, 0, tol, TSC_AMBIGUOUS_RUNS - 1)));
+    assert_true(tsc_need(0.01, 0.01, 0, 0, 0, 0, tol, 40) == 1);
+    assert_true(fabs(tsc_need(0.028, 0.028, 0, 0, 0, 0, tol, 40) - 4) < 1e-9);
+    assert_true(isinf(tsc_need(0.05, 0.05, 0, 0.03, 0, 0, tol, TSC_AMBIGUOUS_RUNS)));
+    assert_false(isinf(tsc_need(0.05, 0.05, 0, 0.03, 0, 0, tol, 100)));
+    assert_true(isinf(tsc_need(0.05, 0.05, 0.03, 0, 0, 0, tol, TSC_AMBIGUOUS_RUNS)));
+    assert_false(isinf(tsc_need(0.05, 0.05, 0.03, 0, 0, 0, tol, TSC_AMBIGUOUS_RUNS - 1)));
     /* a clock as wide as the one from 5 slowed calibrations */
-    double n = tsc_need(0.72, 0.05, 0, 0.03, 0.7, tol, 40);
+    double n = tsc_need(0.72, 0.05, 0, 0.03, 0.7, 0, tol, 40);
     assert_false(isinf(n));
     assert_true(n >= (0.7 / (0.7 * tol)) * (0.7 / (0.7 * tol)));
+    /* a fixed part (an ADD pair x 100: the harness context's 0.01 of a
+     * tolerance of 0.03) leaves the noise less room: 0.021 of noise, within
+     * the tolerance alone, asks for (0.021 / (0.7 * 0.02))^2 as many runs */
+    double t3 = 0.03;
+    assert_true(tsc_need(0.021, 0.021, 0, 0, 0, 0, t3, 40) == 1);
+    double nf = tsc_need(0.031, 0.021, 0, 0, 0, 0.01, t3, 40);
+    assert_true(fabs(nf - (0.021 / 0.014) * (0.021 / 0.014)) < 1e-9);
+    /* close to the tolerance, a quarter of it is left to the noise;
+     * beyond it (flagged in any case), the noise need only come down to
+     * the fixed part, and then no more runs */
+    assert_true(fabs(tsc_need(0.04, 0.02, 0, 0, 0, 0.029, t3, 40) - (0.02 / 0.0075) *
+                     (0.02 / 0.0075)) < 1e-9);
+    assert_true(fabs(tsc_need(0.12, 0.08, 0, 0, 0, 0.04, t3, 40) - 4) < 1e-9);
+    assert_true(isinf(tsc_need(0.055, 0.015, 0, 0, 0, 0.04, t3, 40)));
 }
 
 /* Another thread uses the core's ALUs during the first pass (10 samples,

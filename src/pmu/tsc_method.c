@@ -673,6 +673,7 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
         tsc_fit_samples(&log[r], &f[r], rs[r].n, rs[r].samples, scratch);
     bool pinned = true;
     double need = 1;
+    o->fixed_over = false;
     for (size_t c = 0; c < w->n_ctr; c++) {
         size_t n = rs[0].n;
         /* the mean over the preludes; how far apart they read, whole:
@@ -692,13 +693,21 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
             pinned = false;
             continue;
         }
+        /* judged with what the end adds that more runs leave as it is
+         * (measure): without it, an ADD pair x 100 stopped at a noise of
+         * 0.021 against its tolerance of 0.03 and was flagged at 0.031
+         * with the harness context's 0.01.  Not the ADD chain's slowdown,
+         * which the end adds too: more passes calibrate again, and a
+         * neighbour that slowed the first ones may be gone */
+        double fixed = tsc_fixed_ticks(g, o, c, 0);
         double v = o->diff[c] / o->ratio / g->execs;
-        double u = tsc_half_width(o->diff[c], o->unc[c], o->agg_off[c], o->ratio, o->ratio_hw) /
-                   g->execs;
+        double u = tsc_half_width(o->diff[c], o->unc[c] + fixed, o->agg_off[c], o->ratio,
+                                  o->ratio_hw) / g->execs;
         double tol = tsc_tolerance(v), x = o->ratio * g->execs;
         pinned &= u <= tol;
+        o->fixed_over |= fixed / x >= tol;
         need = fmax(need, tsc_need(u, o->unc[c] / x, amb / x, o->prelude[c] / x,
-                                   fabs(v) * o->ratio_hw / o->ratio, tol, f[0].runs));
+                                   fabs(v) * o->ratio_hw / o->ratio, fixed / x, tol, f[0].runs));
     }
     o->need = need;
     return pinned;
@@ -740,6 +749,24 @@ static bool core_busy(const tsc_outcome *o)
     double hw, slow = tsc_alu_slowdown(o, &hw);
     return tsc_core_shared(slow, hw) || tsc_frontend_shared(o->fe_slowdown) ||
            tsc_load_shared(o->ld_slowdown, o->ld_slowdown_hw) || o->disturbed;
+}
+
+/* The most runs of a program measuring again may reach: TSC_MAX_GROWTH
+ * times the first pass's, TSC_GROWTH_FLOOR, or what TSC_GROWTH_TICKS
+ * allow runs of both programs as long as o's (its slowest clock-read
+ * counter), whichever is most; not the last where a value cannot be
+ * pinned down whatever the runs (o->fixed_over: 10 copies of nanoBench's
+ * defaults took 6 ms a batch line instead of 0.25). */
+static size_t growth_cap(const tsc_outcome *o, size_t n_ctr, const pmu_counter *ctr,
+                         size_t first)
+{
+    double pair = 0;
+    for (size_t c = 0; c < n_ctr; c++)
+        if (ctr[c].read == PMU_READ_RDTSC)
+            pair = fmax(pair, 2 * o->first[c] + o->diff[c]);
+    double by_time = pair > 0 && !o->fixed_over ? TSC_GROWTH_TICKS / pair : 0;
+    double cap = fmax(fmax((double)TSC_MAX_GROWTH * (double)first, TSC_GROWTH_FLOOR), by_time);
+    return (size_t)cap;
 }
 
 /* Both runs: `warm` discarded runs, then n kept samples of each.  With a
@@ -868,10 +895,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         size_t more = want < (double)room ? (size_t)ceil(want) : room;
         if (w.blocked && more > 0)
             more = 1;   /* another pass as the first: the runs a block of each stay nanoBench's */
-        if (have + more * (size_t)n > TSC_MAX_GROWTH * first &&
-            have + more * (size_t)n > TSC_GROWTH_FLOOR)
-            break;
-        if (more == 0)
+        if (have + more * (size_t)n > growth_cap(out, n_ctr, ctr, first) || more == 0)
             break;
         if (!w.blocked && more % TSC_PRELUDES && more + 1 <= room)
             more++;   /* as many runs after each prelude */
@@ -900,13 +924,17 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     if (core_busy(out))
         slow = fmax(slow, TSC_SHARED_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
-        if (ctr[c].tsc_cycles) {
-            out->context[c] = tsc_context_cycles(goal, fabs(out->diff[c]) / out->ratio,
-                                                 goal->loops > 0 ? out->fe_ref_loop : out->fe_ref);
-            out->unc[c] += fmax(slow, 0) * fabs(out->diff[c]) + out->context[c] * out->ratio +
-                           tsc_big_share(goal, out->diff[c]);
-        }
+        if (ctr[c].tsc_cycles)
+            out->unc[c] += tsc_fixed_ticks(goal, out, c, slow);
     return 0;
+}
+
+double tsc_fixed_ticks(const tsc_goal *goal, tsc_outcome *o, size_t c, double slow)
+{
+    o->context[c] = tsc_context_cycles(goal, fabs(o->diff[c]) / o->ratio,
+                                       goal->loops > 0 ? o->fe_ref_loop : o->fe_ref);
+    return fmax(slow, 0) * fabs(o->diff[c]) + o->context[c] * o->ratio +
+           tsc_big_share(goal, o->diff[c]);
 }
 
 double tsc_big_share(const tsc_goal *goal, double diff)
@@ -920,10 +948,16 @@ double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref)
     return fe_bound ? TSC_FE_CONTEXT_CYCLES + TSC_FE_LOOP_CYCLES * goal->loops : TSC_CONTEXT_CYCLES;
 }
 
-double tsc_need(double u, double stat, double amb, double prelude, double clock, double tol,
-                size_t runs)
+double tsc_need(double u, double stat, double amb, double prelude, double clock, double fixed,
+                double tol, size_t runs)
 {
-    double need = 1, want = 0.7 * tol;
+    /* what the fixed part leaves of the tolerance, most of it (a quarter
+     * of the tolerance at least: fixed parts near it would ask for runs
+     * without end); where it takes the whole, the value is flagged
+     * whatever the runs, and they need only bring the rest down to the
+     * fixed part (100 NOPs took 12 passes and 18,000 runs to no avail,
+     * 10 copies of a batch line 1 ms instead of 0.25) */
+    double need = 1, want = fixed < tol ? fmax(0.7 * (tol - fixed), 0.25 * tol) : fixed;
     /* the runs the statistical part needs to come within most of the
      * tolerance: it shrinks with their root (the window's part may not) */
     if (u > tol && stat > 0)
@@ -935,13 +969,16 @@ double tsc_need(double u, double stat, double amb, double prelude, double clock,
      * after one pass) */
     if (clock > want)
         return fmax(need, (clock / want) * (clock / want));
-    /* more runs do not settle which runs were disturbed, once there are
-     * enough to show the spread (a few slowed runs among 20 can make the
-     * window look decisive by chance), nor how far the preludes move the
-     * code, once it is beyond their noise (which the spread is net of) */
-    if ((amb > tol && runs >= TSC_AMBIGUOUS_RUNS) || prelude > tol)
+    /* more runs do not settle which runs were disturbed, nor how far the
+     * preludes move the code (its spread is net of one standard error of
+     * their noise), once there are enough to show them: a few slowed runs
+     * among 20 can make the window look decisive by chance, and the
+     * preludes' noise among 100 runs of an ADD pair x 100 read as 2.5-5 %
+     * apart, which stopped a fifth of such measurements after one pass at
+     * +/- 0.13-0.19 */
+    if ((amb > tol || prelude > tol) && runs >= TSC_AMBIGUOUS_RUNS)
         return INFINITY;
-    return need;
+    return fixed >= tol && need <= 1 ? INFINITY : need;
 }
 
 double tsc_alu_slowdown(const tsc_outcome *o, double *hw)

@@ -176,6 +176,12 @@ typedef struct cal_progs {
  * against 21-tick steps takes (~400-1,000), and a fresh process flagged
  * half of such lines. */
 #define TSC_GROWTH_FLOOR 2000
+/* ...or as many as take this many ticks (the two programs' runs, without
+ * the harness around them: ~1.5 ms at 2.6 GHz), where that is more: an ADD
+ * pair x 100 (~120 ticks apart on a Zen 5 guest's 26-tick steps) needs
+ * ~3,000 runs for its noise to leave the harness context room within
+ * 1.5 %, and 2,000 of nanoBench's 1,000 copies already take ~4 ms. */
+#define TSC_GROWTH_TICKS 4e6   /* (not where the fixed part alone exceeds it) */
 
 /* What a tsc measurement aims for: every estimated-cycles value per
  * execution of the code within tsc_tolerance(); after the first pass over
@@ -214,6 +220,8 @@ typedef struct tsc_outcome {
     size_t lead[2], lead_out[2];     /* runs leading their sample, left out (tsc_fit) */
     size_t passes;
     double need;                     /* runs needed over runs made (estimate) */
+    bool fixed_over;                 /* a value whose fixed part alone (tsc_fixed_ticks)
+                                        exceeds its tolerance: no runs pin it down */
     double drift;                    /* how far the clock moved (tsc_clock_drift),
                                         included in ratio_hw */
     size_t restarts;                 /* measurements started over for it */
@@ -286,13 +294,21 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             nb_error *err);
 /* The runs a measurement needs over those it made (tsc_outcome.need), from
  * a value's half-width u and its parts, per copy: the statistical one, the
- * window's ambiguity, the preludes' spread, the clock's; runs: the first
- * program's.  INFINITY where more runs cannot pin it down (ambiguity after
- * TSC_AMBIGUOUS_RUNS, or the preludes' spread, beyond the tolerance),
- * unless the clock's part is beyond most of it: more passes calibrate
- * again. */
-double tsc_need(double u, double stat, double amb, double prelude, double clock, double tol,
-                size_t runs);
+ * window's ambiguity, the preludes' spread, the clock's, and the fixed one
+ * that more runs leave as it is (the harness context and the big code's
+ * share: tsc_fixed_ticks without a slowdown), which the others must leave
+ * room for; runs: the first program's.  INFINITY where more runs cannot
+ * pin it down (the window's ambiguity or the preludes' spread beyond the
+ * tolerance after TSC_AMBIGUOUS_RUNS runs; the fixed part beyond it, once
+ * the statistical part is no larger), unless the clock's part is
+ * beyond most of it: more passes calibrate again. */
+double tsc_need(double u, double stat, double amb, double prelude, double clock, double fixed,
+                double tol, size_t runs);
+/* The part of counter c's half-width (ticks) that more runs do not shrink:
+ * `slow` (a fraction) of the programs' difference, the harness context
+ * (tsc_context_cycles, kept in o->context[c]) and the big code's share
+ * (tsc_big_share). */
+double tsc_fixed_ticks(const tsc_goal *goal, tsc_outcome *o, size_t c, double slow);
 /* How much slower the ADD chain ran than the clock o used implies (a
  * fraction), and its half-width in *hw (0 where the ADD chain is the clock,
  * or did not run: nothing compared); see tsc_core_shared. */
