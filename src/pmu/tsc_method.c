@@ -643,6 +643,18 @@ static uint32_t at_local_clock(const tsc_work *w, const tsc_outcome *o, tsc_log 
     return cycles;
 }
 
+/* The part of counter c's half-width (ticks) that more runs do not shrink:
+ * `slow` (a fraction) of the programs' difference, the harness context
+ * (tsc_context_cycles, kept in o->context[c]) and the big code's share
+ * (tsc_big_share). */
+static double fixed_ticks(const tsc_goal *goal, tsc_outcome *o, size_t c, double slow)
+{
+    o->context[c] = tsc_context_cycles(goal, fabs(o->diff[c]) / o->ratio,
+                                       goal->loops > 0 ? o->fe_ref_loop : o->fe_ref);
+    return fmax(slow, 0) * fabs(o->diff[c]) + o->context[c] * o->ratio +
+           tsc_big_share(goal, o->diff[c]);
+}
+
 /* The difference of the two programs' kept runs per counter, its
  * half-width; whether every estimated-cycles value per execution of the
  * code is within its tolerance (tsc_tolerance). */
@@ -699,7 +711,7 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
          * with the harness context's 0.01.  Not the ADD chain's slowdown,
          * which the end adds too: more passes calibrate again, and a
          * neighbour that slowed the first ones may be gone */
-        double fixed = tsc_fixed_ticks(g, o, c, 0);
+        double fixed = fixed_ticks(g, o, c, 0);
         double v = o->diff[c] / o->ratio / g->execs;
         double u = tsc_half_width(o->diff[c], o->unc[c] + fixed, o->agg_off[c], o->ratio,
                                   o->ratio_hw) / g->execs;
@@ -925,16 +937,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         slow = fmax(slow, TSC_SHARED_SPAN);
     for (size_t c = 0; c < n_ctr && out->logged; c++)
         if (ctr[c].tsc_cycles)
-            out->unc[c] += tsc_fixed_ticks(goal, out, c, slow);
+            out->unc[c] += fixed_ticks(goal, out, c, slow);
     return 0;
-}
-
-double tsc_fixed_ticks(const tsc_goal *goal, tsc_outcome *o, size_t c, double slow)
-{
-    o->context[c] = tsc_context_cycles(goal, fabs(o->diff[c]) / o->ratio,
-                                       goal->loops > 0 ? o->fe_ref_loop : o->fe_ref);
-    return fmax(slow, 0) * fabs(o->diff[c]) + o->context[c] * o->ratio +
-           tsc_big_share(goal, o->diff[c]);
 }
 
 double tsc_big_share(const tsc_goal *goal, double diff)

@@ -220,7 +220,7 @@ typedef struct tsc_outcome {
     size_t lead[2], lead_out[2];     /* runs leading their sample, left out (tsc_fit) */
     size_t passes;
     double need;                     /* runs needed over runs made (estimate) */
-    bool fixed_over;                 /* a value whose fixed part alone (tsc_fixed_ticks)
+    bool fixed_over;                 /* a value whose fixed part alone (see tsc_need)
                                         exceeds its tolerance: no runs pin it down */
     double drift;                    /* how far the clock moved (tsc_clock_drift),
                                         included in ratio_hw */
@@ -296,7 +296,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
  * a value's half-width u and its parts, per copy: the statistical one, the
  * window's ambiguity, the preludes' spread, the clock's, and the fixed one
  * that more runs leave as it is (the harness context and the big code's
- * share: tsc_fixed_ticks without a slowdown), which the others must leave
+ * share), which the others must leave
  * room for; runs: the first program's.  INFINITY where more runs cannot
  * pin it down (the window's ambiguity or the preludes' spread beyond the
  * tolerance after TSC_AMBIGUOUS_RUNS runs; the fixed part beyond it, once
@@ -304,11 +304,6 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
  * beyond most of it: more passes calibrate again. */
 double tsc_need(double u, double stat, double amb, double prelude, double clock, double fixed,
                 double tol, size_t runs);
-/* The part of counter c's half-width (ticks) that more runs do not shrink:
- * `slow` (a fraction) of the programs' difference, the harness context
- * (tsc_context_cycles, kept in o->context[c]) and the big code's share
- * (tsc_big_share). */
-double tsc_fixed_ticks(const tsc_goal *goal, tsc_outcome *o, size_t c, double slow);
 /* How much slower the ADD chain ran than the clock o used implies (a
  * fraction), and its half-width in *hw (0 where the ADD chain is the clock,
  * or did not run: nothing compared); see tsc_core_shared. */
