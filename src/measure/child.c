@@ -711,6 +711,7 @@ static void child_run(double *samples)
         h->placements = po.placements;
         h->placement_moved = po.moved;
         h->placement_averaged = po.averaged;
+        h->placement_compared = po.compared;
         h->placement_off = po.off;
     }
     if (kept && w->backend->verify)

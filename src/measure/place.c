@@ -203,6 +203,71 @@ out:
     return rc;
 }
 
+/* Whether two places' differences agree within their runs' noise. */
+static bool agree(const tsc_outcome *a, const tsc_outcome *b, int c)
+{
+    return a->logged && b->logged && fabs(a->diff[c] - b->diff[c]) <= hypot(a->noise[c], b->noise[c]);
+}
+
+/* Code the front end bounds, linear at its first place (or with nothing to
+ * check that against): measured at a second place, and where the two
+ * disagree at a third; the first place that agrees with a later one is
+ * kept (the first, or the second where the third agrees with it alone);
+ * where none agree, the first, its half-widths widened by how far the
+ * others lay from it. */
+static int place_compare(const place_job *j, tsc_outcome *to, place_outcome *po, int c,
+                         nb_error *err)
+{
+    size_t bytes = j->doubles * sizeof(double);
+    double *saved = malloc(PLACE_TRIES * bytes);
+    tsc_outcome *at = malloc(PLACE_TRIES * sizeof *at);
+    codegen_prog pairs[PLACE_TRIES][2] = {{*j->prog[0], *j->prog[1]}};
+    size_t built = 1;
+    int rc = 0, use = -1;
+    if (!saved || !at)
+        goto out;   /* not measured again: the first placement's result stands */
+    at[0] = *to;
+    memcpy(saved, j->rs[0].samples, bytes);
+    while (use < 0 && built < PLACE_TRIES && measure_elsewhere(j, pairs[built], &at[built], &rc, err)) {
+        memcpy(saved + built * j->doubles, j->rs[0].samples, bytes);
+        built++;
+        if (rc)
+            break;
+        for (size_t a = 0; a + 1 < built && use < 0; a++)
+            if (agree(&at[a], &at[built - 1], c))
+                use = (int)a;
+    }
+    size_t keep = use > 0 ? (size_t)use : 0;
+    *to = at[keep];
+    memcpy(j->rs[0].samples, saved + keep * j->doubles, bytes);
+    for (size_t b = 0; b < built; b++) {
+        if (b == keep || !at[b].logged)
+            continue;
+        double off = to->diff[c] != 0 ? at[b].diff[c] / to->diff[c] - 1 : 0;
+        if (fabs(off) > fabs(po->off))
+            po->off = off;
+        if (use < 0)
+            for (size_t k = 0; k < j->n_ctr; k++)
+                to->unc[k] += fabs(at[b].diff[k] - to->diff[k]);
+    }
+    if (keep > 0)   /* how far the first lay from the kept, as where it was nonlinear */
+        po->off = to->diff[c] != 0 ? at[0].diff[c] / to->diff[c] - 1 : 0;
+    po->placements = (unsigned)built;
+    po->moved = keep > 0;
+    po->compared = true;
+    *j->prog[0] = pairs[keep][0];
+    *j->prog[1] = pairs[keep][1];
+out:
+    for (size_t b = 0; b < built; b++)
+        if (b != (use > 0 ? (size_t)use : 0)) {
+            codegen_free(&pairs[b][0]);
+            codegen_free(&pairs[b][1]);
+        }
+    free(saved);
+    free(at);
+    return rc;
+}
+
 int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error *err)
 {
     *po = (place_outcome){.placements = 1};
@@ -213,8 +278,10 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
     if (j->goal->big)
         return place_mean(j, to, po, c, err);
     probe_time h;
+    /* code the front end bounds (its context beyond a chain's) */
+    bool fe = to->context[c] > TSC_CONTEXT_CYCLES;
     if (!probe_for(j, &h))
-        return 0;
+        return fe ? place_compare(j, to, po, c, err) : 0;
     /* programs that cannot be built (memory) leave the first placement's
      * result as it is: a check, not part of the measurement */
     codegen_prog bare;
@@ -228,7 +295,7 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
     h.ticks = tsc_time_program(j->cp, &bare, (size_t)c, runs, &h.hw);
     codegen_free(&bare);
     if (linear(j, to, c, h))
-        return 0;
+        return fe ? place_compare(j, to, po, c, err) : 0;
     size_t bytes = j->doubles * sizeof(double);
     double *kept = malloc(bytes);
     if (!kept)

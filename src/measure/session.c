@@ -260,6 +260,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.placements = ro->placements;
         r->cal.placement_moved = ro->placement_moved;
         r->cal.placement_averaged = ro->placement_averaged;
+        r->cal.placement_compared = ro->placement_compared;
         r->cal.placement_off = ro->placement_off;
         r->cal.disturbed = ro->disturbed;
         r->cal.prelude_spread = ro->prelude_spread;
@@ -731,6 +732,16 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
                  "pages make it cost: the mean of %u places in memory (the furthest %+.1f%% from "
                  "the first), their spread in the uncertainty", k->placements,
                  100 * k->placement_off);
+    else if (k->placement_compared && k->placement_moved)
+        snprintf(place, sizeof place, "; code the front end bounds read %+.1f%% off where it "
+                 "first lay in memory, against two other places that agreed: the second kept",
+                 100 * k->placement_off);
+    else if (k->placement_compared && k->placements > 2)
+        snprintf(place, sizeof place, "; code the front end bounds read up to %+.1f%% apart at "
+                 "3 places in memory: the first kept (where no two agreed, their distance in the "
+                 "uncertainty)", 100 * k->placement_off);
+    else if (k->placement_compared)
+        ;   /* two places agreed: nothing to say */
     else if (k->placements > 1 && k->placement_moved)
         snprintf(place, sizeof place, "; where the code first lay in memory its cost was not its "
                  "copies' (the value %+.0f%% off): measured again at another place, that kept",

@@ -112,9 +112,11 @@ typedef struct bench_calibration {
      * how far the value at the place not kept lay from the kept one's (a
      * signed fraction); averaged: code beyond the L1 instruction cache,
      * whose value is the mean of `placements` places (off: the furthest
-     * from the first's). */
+     * from the first's); compared: code the front end bounds, measured at
+     * a second place (and a third where the two disagreed; moved: the
+     * second and third agreed). */
     unsigned placements;
-    bool placement_moved, placement_averaged;
+    bool placement_moved, placement_averaged, placement_compared;
     double placement_off;
     /* Whether a fifth or more of a program's runs read beyond the rest
      * (pmu/tsc_estimate.h: tsc_disturbed; runs and kept say how many). */

@@ -270,7 +270,8 @@ static void worker_post(const worker_request *job, bool prepare_only)
     h->n_cal = h->cal_runs = h->restarts = 0;
     h->clock_moved = h->placement_off = h->prelude_spread = h->context = h->tsc_step = 0;
     h->placements = 1;
-    h->placement_moved = h->placement_averaged = h->disturbed = h->fe_bound = false;
+    h->placement_moved = h->placement_averaged = h->placement_compared = false;
+    h->disturbed = h->fe_bound = false;
     h->has_unc = false;
     memset(h->overflow, 0, sizeof h->overflow);
     memset(h->lost, 0, sizeof h->lost);
@@ -412,6 +413,7 @@ static const char *result_damage(const worker_request *job, long n)
         !finite_ge0(s->prelude_spread) || !finite_ge0(s->context) || !finite_ge0(s->tsc_step) ||
         !bool_at(offsetof(shared_hdr, fe_bound)) ||
         !bool_at(offsetof(shared_hdr, placement_averaged)) ||
+        !bool_at(offsetof(shared_hdr, placement_compared)) ||
         !bool_at(offsetof(shared_hdr, disturbed)))
         return "calibration";
     return NULL;
@@ -529,6 +531,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->placements = s->placements;
     out->placement_moved = s->placement_moved;
     out->placement_averaged = s->placement_averaged;
+    out->placement_compared = s->placement_compared;
     out->disturbed = s->disturbed;
     out->placement_off = s->placement_off;
     out->prelude_spread = s->prelude_spread;

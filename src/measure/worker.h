@@ -113,7 +113,8 @@ typedef struct worker_output {
     bool placement_moved;        /* the second was kept */
     bool disturbed;              /* the runs showed the core disturbed
                                     (pmu/tsc_estimate.h: tsc_disturbed) */
-    bool placement_averaged;     /* the value is the mean of two places */
+    bool placement_averaged;     /* the value is the mean of several places */
+    bool placement_compared;     /* front-end-bound code compared at two or three */
     double placement_off;        /* the value at the other, relative to the kept */
     double prelude_spread;       /* how far the preludes moved the value (a fraction) */
     double context;              /* where the code meets the harness, in the uncertainty

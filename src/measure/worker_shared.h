@@ -95,7 +95,7 @@ typedef struct shared_hdr {
     double clock_moved;      /* tsc_outcome.drift over the clock */
     size_t restarts;
     unsigned placements;     /* place_outcome (tsc) */
-    bool placement_moved, placement_averaged;
+    bool placement_moved, placement_averaged, placement_compared;
     double placement_off;
     double prelude_spread;   /* tsc_outcome.prelude over the value (tsc cycles) */
     double context;          /* tsc_outcome.context over the value (tsc cycles) */
