@@ -206,17 +206,21 @@ out:
 /* Whether two places' differences agree within their runs' noise. */
 static bool agree(const tsc_outcome *a, const tsc_outcome *b, int c)
 {
-    return a->logged && b->logged && fabs(a->diff[c] - b->diff[c]) <= hypot(a->noise[c], b->noise[c]);
+    /* in core cycles: the clock may have moved between the two */
+    return a->logged && b->logged && a->ratio > 0 && b->ratio > 0 &&
+           fabs(a->diff[c] / a->ratio - b->diff[c] / b->ratio) <=
+               hypot(a->noise[c] / a->ratio, b->noise[c] / b->ratio);
 }
 
-/* Code the front end bounds, linear at its first place (or with nothing to
- * check that against): measured at a second place, and where the two
- * disagree at a third; the first place that agrees with a later one is
- * kept (the first, or the second where the third agrees with it alone);
- * where none agree, the first, its half-widths widened by how far the
- * others lay from it. */
+/* Code the front end bounds, linear at its first place (or with no probe,
+ * h NULL, to check that against): measured at a second place, and where
+ * the two disagree at a third; the first place that agrees with a later
+ * one is kept (the first, or the second where the third agrees with it
+ * alone); where none agree, the first, its half-widths widened by how far
+ * the others lay from it.  A later place that is not linear counts for
+ * nothing (two such read 2.76 and agreed, where the first read 1.50). */
 static int place_compare(const place_job *j, tsc_outcome *to, place_outcome *po, int c,
-                         nb_error *err)
+                         const probe_time *h, nb_error *err)
 {
     size_t bytes = j->doubles * sizeof(double);
     double *saved = malloc(PLACE_TRIES * bytes);
@@ -233,6 +237,8 @@ static int place_compare(const place_job *j, tsc_outcome *to, place_outcome *po,
         built++;
         if (rc)
             break;
+        if (h && at[built - 1].logged && !linear(j, &at[built - 1], c, *h))
+            at[built - 1].logged = false;   /* left out: neither kept nor agreed with */
         for (size_t a = 0; a + 1 < built && use < 0; a++)
             if (agree(&at[a], &at[built - 1], c))
                 use = (int)a;
@@ -278,10 +284,12 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
     if (j->goal->big)
         return place_mean(j, to, po, c, err);
     probe_time h;
-    /* code the front end bounds (its context beyond a chain's) */
-    bool fe = to->context[c] > TSC_CONTEXT_CYCLES;
+    /* code the front end bounds (its context beyond a chain's), where
+     * what its place moves matters (place.h: PLACE_FE_SHIFT) */
+    double per = to->ratio > 0 ? to->diff[c] / to->ratio / j->goal->execs : 0;
+    bool fe = to->context[c] > TSC_CONTEXT_CYCLES && PLACE_FE_SHIFT * fabs(per) > tsc_tolerance(per) / 2;
     if (!probe_for(j, &h))
-        return fe ? place_compare(j, to, po, c, err) : 0;
+        return fe ? place_compare(j, to, po, c, NULL, err) : 0;
     /* programs that cannot be built (memory) leave the first placement's
      * result as it is: a check, not part of the measurement */
     codegen_prog bare;
@@ -295,7 +303,7 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
     h.ticks = tsc_time_program(j->cp, &bare, (size_t)c, runs, &h.hw);
     codegen_free(&bare);
     if (linear(j, to, c, h))
-        return fe ? place_compare(j, to, po, c, err) : 0;
+        return fe ? place_compare(j, to, po, c, &h, err) : 0;
     size_t bytes = j->doubles * sizeof(double);
     double *kept = malloc(bytes);
     if (!kept)

@@ -45,8 +45,11 @@
  * others (+/- 0.003 between processes), with every place linear within
  * the check's floor of 8 TSC steps (a fifth of the difference there).  So
  * such code is measured at a second place too, and where the two disagree
- * beyond their runs' noise, at a third (place_compare): of 3,000 lines in
- * 300 processes, 1 process read more than 1 % off against 33 measured once. */
+ * beyond their runs' noise, at a third (place_compare).  Not where
+ * PLACE_FE_SHIFT of the value is within half its tolerance: 1 instruction
+ * at a quarter of a cycle (0.02 cycles of tolerance) read up to 4 % apart
+ * at two places, far within it, and comparing them cost a sixth of a
+ * 1,000-line batch's time. */
 #ifndef NB_MEASURE_PLACE_H
 #define NB_MEASURE_PLACE_H
 
@@ -65,6 +68,10 @@
  * every placement tried, x 30 did not). */
 #define PLACE_BIG 32768
 #define PLACE_MEAN 4
+/* How far the place moved code the front end bounds (a fraction of its
+ * value): 6 ADDs read 2 % off in the processes where they did; compared
+ * where this much of the value is beyond half its tolerance. */
+#define PLACE_FE_SHIFT 0.03
 /* Whether `copies` copies of p's code reach PLACE_BIG: the measuring process
  * sets tsc_goal.big from it, which place_check goes by. */
 bool place_big(const codegen_params *p, long copies);

@@ -736,12 +736,12 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(place, sizeof place, "; code the front end bounds read %+.1f%% off where it "
                  "first lay in memory, against two other places that agreed: the second kept",
                  100 * k->placement_off);
-    else if (k->placement_compared && k->placements > 2)
+    else if (k->placement_compared && k->placements > 2 && k->placement_off != 0)
         snprintf(place, sizeof place, "; code the front end bounds read up to %+.1f%% apart at "
                  "3 places in memory: the first kept (where no two agreed, their distance in the "
                  "uncertainty)", 100 * k->placement_off);
     else if (k->placement_compared)
-        ;   /* two places agreed: nothing to say */
+        ;   /* two places agreed, or the others were not linear: nothing to say */
     else if (k->placements > 1 && k->placement_moved)
         snprintf(place, sizeof place, "; where the code first lay in memory its cost was not its "
                  "copies' (the value %+.0f%% off): measured again at another place, that kept",
