@@ -226,7 +226,7 @@ static int place_compare(const place_job *j, tsc_outcome *to, place_outcome *po,
     double *saved = malloc(PLACE_TRIES * bytes);
     tsc_outcome *at = malloc(PLACE_TRIES * sizeof *at);
     codegen_prog pairs[PLACE_TRIES][2] = {{*j->prog[0], *j->prog[1]}};
-    size_t built = 1;
+    size_t built = 1, keep = 0;
     int rc = 0, use = -1;
     if (!saved || !at)
         goto out;   /* not measured again: the first placement's result stands */
@@ -243,7 +243,7 @@ static int place_compare(const place_job *j, tsc_outcome *to, place_outcome *po,
             if (agree(&at[a], &at[built - 1], c))
                 use = (int)a;
     }
-    size_t keep = use > 0 ? (size_t)use : 0;
+    keep = use > 0 ? (size_t)use : 0;
     *to = at[keep];
     memcpy(j->rs[0].samples, saved + keep * j->doubles, bytes);
     for (size_t b = 0; b < built; b++) {
@@ -265,7 +265,7 @@ static int place_compare(const place_job *j, tsc_outcome *to, place_outcome *po,
     *j->prog[1] = pairs[keep][1];
 out:
     for (size_t b = 0; b < built; b++)
-        if (b != (use > 0 ? (size_t)use : 0)) {
+        if (b != keep) {
             codegen_free(&pairs[b][0]);
             codegen_free(&pairs[b][1]);
         }
