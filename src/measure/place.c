@@ -285,9 +285,11 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
         return place_mean(j, to, po, c, err);
     probe_time h;
     /* code the front end bounds (its context beyond a chain's), where
-     * what its place moves matters (place.h: PLACE_FE_SHIFT) */
+     * what its place moves matters (place.h: PLACE_FE_SHIFT); and any loop
+     * of more than one iteration, whose branch moves with its place */
     double per = to->ratio > 0 ? to->diff[c] / to->ratio / j->goal->execs : 0;
-    bool fe = to->context[c] > TSC_CONTEXT_CYCLES && PLACE_FE_SHIFT * fabs(per) > tsc_tolerance(per) / 2;
+    bool fe = j->loops[1] > 1 ||
+              (to->context[c] > TSC_CONTEXT_CYCLES && PLACE_FE_SHIFT * fabs(per) > tsc_tolerance(per) / 2);
     if (!probe_for(j, &h))
         return fe ? place_compare(j, to, po, c, NULL, err) : 0;
     /* programs that cannot be built (memory) leave the first placement's
