@@ -57,7 +57,11 @@
  * (that goes by what was measured).  10 NOPs x 100 iterations read
  * 0.18 +/- 0.017 a NOP in one batch line and 0.21 in another, the others
  * 0.13 (references 0.123-0.132); 6 independent ADDs in the loop 1.307
- * +/- 0.017 once, against 1.287.  A loop line costs one more measurement. */
+ * +/- 0.017 once, against 1.287.  A loop line costs one more measurement.
+ * And where the first place was not linear, the place moved to is compared
+ * in turn (within PLACE_MAX places): in one batch process of six ADDs every
+ * line's first place was not linear and its second read 1.52-1.53,
+ * unflagged, against 1.50. */
 #ifndef NB_MEASURE_PLACE_H
 #define NB_MEASURE_PLACE_H
 
@@ -102,12 +106,13 @@ typedef struct place_job {
 } place_job;
 
 typedef struct place_outcome {
-    unsigned placements;         /* 1, or up to 3 where the code was measured again */
+    unsigned placements;         /* 1, or up to 3 where the code was measured again
+                                    (4 where the place moved to was compared) */
     bool moved;                  /* a later placement was kept */
     bool averaged;               /* the value is the places' mean (PLACE_BIG) */
-    bool compared;               /* code the front end bounds, measured at a second
-                                    place and, where the two disagreed, a third;
-                                    moved: the second and third agreed */
+    bool compared;               /* code place.c's compare_wanted, measured at another
+                                    place and, where the two disagreed, one more;
+                                    moved: a later place was kept */
     double off;                  /* how far the value at the first place lay
                                     from the kept one's, or (not moved) the
                                     furthest of the others from the first's,

@@ -733,13 +733,13 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
                  "the first), their spread in the uncertainty", k->placements,
                  100 * k->placement_off);
     else if (k->placement_compared && k->placement_moved)
-        snprintf(place, sizeof place, "; code the front end bounds read %+.1f%% off where it "
-                 "first lay in memory, against two other places that agreed: the second kept",
-                 100 * k->placement_off);
+        snprintf(place, sizeof place, "; the code read %+.1f%% off where it first lay in memory: "
+                 "measured at %u places, another kept (where no two agreed, their distance in the "
+                 "uncertainty)", 100 * k->placement_off, k->placements);
     else if (k->placement_compared && k->placements > 2 && k->placement_off != 0)
-        snprintf(place, sizeof place, "; code the front end bounds read up to %+.1f%% apart at "
-                 "3 places in memory: the first kept (where no two agreed, their distance in the "
-                 "uncertainty)", 100 * k->placement_off);
+        snprintf(place, sizeof place, "; the code read up to %+.1f%% apart at %u places in "
+                 "memory: the first kept (where no two agreed, their distance in the "
+                 "uncertainty)", 100 * k->placement_off, k->placements);
     else if (k->placement_compared)
         ;   /* two places agreed, or the others were not linear: nothing to say */
     else if (k->placements > 1 && k->placement_moved)
