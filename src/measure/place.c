@@ -362,7 +362,7 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
         place_outcome then = {.placements = 1};
         rc = place_compare(j, to, &then, c, &h, PLACE_MAX - po->placements, err);
         po->placements += then.placements - 1;
-        po->compared = true;
+        po->compared = then.compared;
         if (then.moved)   /* the first against the place kept now */
             po->off = (1 + po->off) * (1 + then.off) - 1;
     }
