@@ -966,6 +966,48 @@ static void test_unlogged_samples_at_their_clock(void **state)
     assert_true(CYCLES_PER_COPY * o.ratio_hw / o.ratio > tsc_tolerance(CYCLES_PER_COPY));
 }
 
+/* More samples than the log holds, the ADD chain 5 % slow throughout
+ * (another thread shares the core's ALUs): the half-width's part that the
+ * samples' spread does not show is set all the same, against the samples'
+ * difference: the harness context and TSC_SHARED_SPAN of the value (the
+ * session adds it to the samples' own; without it one NOP with 1,000,000
+ * samples read -0.01 unflagged, the same with 10,000 +/- 3.5). */
+static void test_unlogged_fixed_part(void **state)
+{
+    (void)state;
+    const size_t n = TSC_LOG_DOUBLES + 4096;
+    double *block = malloc(6 * n * sizeof *block);
+    assert_non_null(block);
+    pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
+                       .tsc_cycles = true};
+    bool ovf = false;
+    double execs = COPIES_B - COPIES_A;
+    run_state rs[2] = {
+        {.p = &g_prog[0], .run = fake_run, .samples = block, .ratio = block + 2 * n,
+         .add_ratio = block + 4 * n, .enough = INNER_EXEC / execs},
+        {.p = &g_prog[1], .run = fake_run, .samples = block + n, .enough = INNER_EXEC / execs},
+    };
+    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .agg = AGG_MEDIAN};
+    tsc_outcome o;
+    nb_error err = {0};
+    start(0.6, 0.6, 0, 0);
+    g_shared_until = ~0u;
+    g_shared_by = 0.05;
+    assert_int_equal(measure(rs, 1, (long)n, &g_cp, 1, &ctr, &ovf, &goal, &o, &err), 0);
+    assert_false(o.logged);
+    double diff = stats_aggregate(rs[1].samples, n, AGG_MEDIAN) -
+                  stats_aggregate(rs[0].samples, n, AGG_MEDIAN);
+    free(block);
+    assert_true(fabs(o.diff[0] - diff) <= 1e-9 * fabs(diff));
+    assert_true(fabs(diff / o.ratio / execs - CYCLES_PER_COPY) <= 0.1 * CYCLES_PER_COPY);
+    double want = TSC_SHARED_SPAN * fabs(o.diff[0]) + TSC_CONTEXT_CYCLES * o.ratio;
+    if (!(o.fixed[0] >= want * 0.999))
+        print_message("fixed %f ticks, want %f (diff %f, ratio %f)\n", o.fixed[0], want,
+                      o.diff[0], o.ratio);
+    assert_true(o.fixed[0] >= want * 0.999);
+    assert_true(o.context[0] >= TSC_CONTEXT_CYCLES);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -974,6 +1016,7 @@ int main(void)
         cmocka_unit_test(test_clock_keeps_moving),
         cmocka_unit_test(test_clock_moves_within_few_calibrations),
         cmocka_unit_test(test_unlogged_samples_at_their_clock),
+        cmocka_unit_test(test_unlogged_fixed_part),
         cmocka_unit_test(test_linear_code_is_placed_once),
         cmocka_unit_test(test_slow_placement_is_left),
         cmocka_unit_test(test_slow_first_program_is_left),

@@ -517,7 +517,7 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->fe_bound = false;
     for (size_t k = 0; k < grp->n_ctr; k++) {
         bool cyc = grp->ctr[k].tsc_cycles;
-        if (cyc && to->logged && fabs(to->diff[k]) > 0) {
+        if (cyc && fabs(to->diff[k]) > 0) {
             h->prelude_spread = fmax(h->prelude_spread, to->prelude[k] / fabs(to->diff[k]));
             h->context = fmax(h->context, to->context[k] * ratio / fabs(to->diff[k]));
             h->fe_bound |= to->context[k] > TSC_CONTEXT_CYCLES;
@@ -525,6 +525,7 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
         h->diff[k] = cyc ? to->diff[k] / ratio : to->diff[k];
         h->unc[k] = tsc_half_width(to->diff[k], to->unc[k], to->agg_off[k], cyc ? ratio : 0,
                                    to->ratio_hw);
+        h->fixed[k] = cyc && !to->logged ? to->fixed[k] / ratio : 0;
         if (!cyc)
             continue;
         for (int r = 0; r < 2; r++)

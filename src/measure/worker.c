@@ -273,6 +273,7 @@ static void worker_post(const worker_request *job, bool prepare_only)
     h->placement_moved = h->placement_averaged = h->placement_compared = false;
     h->disturbed = h->fe_bound = false;
     h->has_unc = false;
+    memset(h->fixed, 0, sizeof h->fixed);
     memset(h->overflow, 0, sizeof h->overflow);
     memset(h->lost, 0, sizeof h->lost);
     w->p = job->p;
@@ -504,7 +505,8 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     for (size_t i = 0; i < s->n_cal; i++)
         bad |= !isfinite(out->cal[i]);
     for (size_t k = 0; k < s->n_ctr; k++)
-        bad |= !isfinite(s->diff[k]) || !isfinite(s->unc[k]) || s->unc[k] < 0;
+        bad |= !isfinite(s->diff[k]) || !isfinite(s->unc[k]) || s->unc[k] < 0 ||
+               !finite_ge0(s->fixed[k]);
     if (bad) {
         worker_output_free(out);
         return nb_error_set(err, NB_EFAULT, "the benchmark code overwrote nb's results (its "
@@ -521,6 +523,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->has_unc = s->has_unc;
     memcpy(out->diff, s->diff, sizeof out->diff);
     memcpy(out->unc, s->unc, sizeof out->unc);
+    memcpy(out->fixed, s->fixed, sizeof out->fixed);
     memcpy(out->runs, s->runs, sizeof out->runs);
     memcpy(out->kept, s->kept, sizeof out->kept);
     out->passes = s->passes;

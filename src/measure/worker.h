@@ -126,6 +126,10 @@ typedef struct worker_output {
      * the counter's unit, before normalization; runs made and kept, passes. */
     bool has_unc;
     double diff[PMU_MAX_GROUP_CTR], unc[PMU_MAX_GROUP_CTR];
+    /* without has_unc: the part of each half-width that the samples' spread
+     * does not show (the harness context, a neighbour's share), in the
+     * counter's unit, before normalization; 0 where none */
+    double fixed[PMU_MAX_GROUP_CTR];
     size_t runs[2], kept[2], passes;
 } worker_output;
 

@@ -106,6 +106,9 @@ typedef struct shared_hdr {
      * for tsc_cycles counters), before normalization */
     bool has_unc;
     double diff[CODEGEN_MAX_CTR], unc[CODEGEN_MAX_CTR];
+    /* without it: the half-width's part the samples do not show
+     * (tsc_outcome.fixed), in the same unit */
+    double fixed[CODEGEN_MAX_CTR];
     size_t runs[2], kept[2], passes;
     double tsc_ghz;
     double imul_latency;     /* the IMUL chain's, 0 if not used */

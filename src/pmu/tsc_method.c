@@ -730,27 +730,36 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
  * sample's estimated-cycles readings at the clock of the calibration
  * nearest to its first run (as at_local_clock does runs), as if made at
  * o->ratio.  (An IMUL chain with -n_measurements 200000 read 3.02 and 3.19
- * while the clock took turns 5 % apart.) */
-static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], size_t n)
+ * while the clock took turns 5 % apart.)  o->diff: the difference of the
+ * samples' aggregates (the printed value), which the half-width's fixed
+ * part is taken against. */
+static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], size_t n,
+                           const tsc_goal *goal)
 {
     const double *cal_t, *cal_r;
     clock_fit(w, o);
     o->logged = false;
     o->passes = 0;
     uint32_t cycles = cycle_counters(w);
-    if (w->status || !(o->drift > 0) || !(o->ratio > 0) || !cycles || !w->sample_t[0] ||
-        !w->sample_t[1])
+    if (w->status || !(o->ratio > 0) || !cycles)
         return;
-    size_t n_cal = merged_calibrations(w, o, &cal_t, &cal_r);
-    double lo = o->ratio * (1 - TSC_CAL_REL), hi = o->ratio * (1 + TSC_LOCAL_SPAN);
-    for (int r = 0; r < 2; r++) {
-        double *local = w->sample_t[r];   /* (in place: see tsc_local_clock) */
-        tsc_local_clock(w->sample_t[r], n, cal_t, cal_r, n_cal, lo, hi, local);
-        for (size_t c = 0; c < w->n_ctr; c++)
-            for (size_t i = 0; cycles >> c & 1 && i < n; i++)
-                if (local[i] > 0)
-                    rs[r].samples[c * n + i] *= o->ratio / local[i];
+    if (o->drift > 0 && w->sample_t[0] && w->sample_t[1]) {
+        size_t n_cal = merged_calibrations(w, o, &cal_t, &cal_r);
+        double lo = o->ratio * (1 - TSC_CAL_REL), hi = o->ratio * (1 + TSC_LOCAL_SPAN);
+        for (int r = 0; r < 2; r++) {
+            double *local = w->sample_t[r];   /* (in place: see tsc_local_clock) */
+            tsc_local_clock(w->sample_t[r], n, cal_t, cal_r, n_cal, lo, hi, local);
+            for (size_t c = 0; c < w->n_ctr; c++)
+                for (size_t i = 0; cycles >> c & 1 && i < n; i++)
+                    if (local[i] > 0)
+                        rs[r].samples[c * n + i] *= o->ratio / local[i];
+        }
     }
+    /* what the fixed part of the half-width is taken against (measure) */
+    for (size_t c = 0; c < w->n_ctr; c++)
+        if (cycles >> c & 1)
+            o->diff[c] = stats_aggregate(rs[1].samples + c * n, n, (nb_agg)goal->agg) -
+                         stats_aggregate(rs[0].samples + c * n, n, (nb_agg)goal->agg);
 }
 
 /* Whether the outcome saw another thread on the core (its ALUs, its
@@ -865,7 +874,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             sample(&rs[0], i, n, true, pass == 0, &w);
         }
         if (w.status || !w.logged || n < 1) {   /* (n >= 1: the options see to it) */
-            legacy_outcome(&w, out, rs, (size_t)n);
+            legacy_outcome(&w, out, rs, (size_t)n, goal);
             break;
         }
         out->passes = (size_t)pass + 1;
@@ -935,9 +944,14 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     double slow_hw, slow = tsc_alu_slowdown(out, &slow_hw);
     if (core_busy(out))
         slow = fmax(slow, TSC_SHARED_SPAN);
-    for (size_t c = 0; c < n_ctr && out->logged; c++)
-        if (ctr[c].tsc_cycles)
+    for (size_t c = 0; c < n_ctr; c++) {
+        if (!ctr[c].tsc_cycles)
+            continue;
+        if (out->logged)
             out->unc[c] += fixed_ticks(goal, out, c, slow);
+        else if (out->ratio > 0)
+            out->fixed[c] = fixed_ticks(goal, out, c, slow);
+    }
     return 0;
 }
 

@@ -242,6 +242,12 @@ typedef struct tsc_outcome {
     double context[PMU_MAX_GROUP_CTR];
     bool disturbed;                  /* tsc_disturbed (not for goal.big code) */
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
+    /* Not logged (more samples than the logs hold): per estimated-cycles
+     * counter, the part of a half-width that the samples' spread does not
+     * show (ticks: the harness context, a neighbour's share; what unc
+     * carries besides the runs' noise when logged), with diff the
+     * difference of the samples' aggregates it was taken against. */
+    double fixed[PMU_MAX_GROUP_CTR];
 } tsc_outcome;
 
 

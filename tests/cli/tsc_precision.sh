@@ -81,7 +81,10 @@ else:
 PY
 # More samples than the tsc method keeps every run of (a sample is then
 # its runs' mean): the clock's half-width is in the value's all the same
-# (a clock that moved 5 % left 3.02 +/- 0.002 for an IMUL chain)
+# (a clock that moved 5 % left 3.02 +/- 0.002 for an IMUL chain), and so
+# is the harness context, a cycle a program: a tenth of a cycle a copy
+# here (one NOP with 1,000,000 samples read -0.01 unflagged, with 10,000
+# +/- 3.5)
 if [ -z "${NB_UNDER_VALGRIND:-}" ]; then
     "$NB" -backend tsc -asm "imul rax, rax" -unroll_count 10 -n_measurements 200000 \
         -output json > "$tmp/m" 2> /dev/null || die "200,000 samples run"
@@ -93,6 +96,8 @@ assert cal["passes"] == 0, cal["passes"]   # the runs were not all kept
 e = next(e for e in r["events"] if e["name"] == "CORE_CYCLES")
 share = cal["ticks_per_cycle_uncertainty"] / cal["ticks_per_cycle"]
 assert e["uncertainty"] >= abs(e["value"]) * share * 0.999, (e["value"], e["uncertainty"], share)
+assert cal["harness_context"] > 0, cal["harness_context"]
+assert e["uncertainty"] >= 1.0 / 10 * 0.999 and e["flags"]["uncertain"], e
 PY
 fi
 smt=$(cat /sys/devices/system/cpu/smt/active 2>/dev/null || echo 0)
