@@ -105,6 +105,18 @@ static double raw_uncertainty(const bench_event_result *e, const worker_output *
     return u;
 }
 
+/* "by up to 26%": how far something moved the value, as a share of it;
+ * past ten times the value (a value near 0) the share says nothing and the
+ * text says so instead of printing 125236%. */
+static const char *moved_by(char *buf, size_t n, const char *by, double frac)
+{
+    if (frac <= 10)
+        snprintf(buf, n, "%s %.1f%%", by, 100 * frac);
+    else
+        snprintf(buf, n, "by more than ten times the value");
+    return buf;
+}
+
 /* Whether e is pinned down (see bench_event_result.uncertain); where not,
  * a warning on text output (JSON and CSV carry the flag). */
 static void judge_uncertainty(bench_event_result *e, double norm, double per_copy, bool works,
@@ -128,6 +140,7 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
     e->uncertain = wide || impossible || shared || disturbed;
     if (!text)
         return;
+    char by[48];
     if (impossible)
         nb_warn("%s: %.4f +/- %.4f per copy: negative cycles on code that does something: "
                 "impossible; the host disturbed the measurement (measure again)", e->name, v, u);
@@ -144,13 +157,14 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
                            1 - (double)ro->kept[1] / (double)(ro->runs[1] ? ro->runs[1] : 1)));
     else if (e->uncertain && e->estimated && ro->fe_bound && ro->context * fabs(v) > tsc_tolerance(v) / 2)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (short code "
-                "that the front end bounds: where it meets the harness moves its cost by up to "
-                "%.0f%%, JSON harness_context: raise -unroll_count)", e->name, v, u,
-                100 * ro->context);
+                "that the front end bounds: where it meets the harness moves its cost %s, "
+                "JSON harness_context: raise -unroll_count)", e->name, v, u,
+                moved_by(by, sizeof by, "by up to", ro->context));
     else if (e->uncertain && e->estimated && ro->prelude_spread * fabs(v) > tsc_tolerance(v))
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (what ran "
-                "right before the code moved its cost by %.0f%%, see the backend line: raise "
-                "-unroll_count or -loop_count)", e->name, v, u, 100 * ro->prelude_spread);
+                "right before the code moved its cost %s, see the backend line: raise "
+                "-unroll_count or -loop_count)", e->name, v, u,
+                moved_by(by, sizeof by, "by", ro->prelude_spread));
     else if (e->uncertain)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (%s)",
                 e->name, v, u,
@@ -756,11 +770,11 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
                  "at a second place in memory too (%+.0f%% there): the first kept",
                  100 * k->placement_off);
     /* the preludes moved the value beyond the tolerance's share of it */
-    char prelude[192] = "";
+    char prelude[192] = "", by[48];
     if (k->prelude_spread > 0.015)
-        snprintf(prelude, sizeof prelude, "; what ran right before the code moved its cost by "
-                 "%.1f%% (two preludes, their mean printed, their distance in the uncertainty)",
-                 100 * k->prelude_spread);
+        snprintf(prelude, sizeof prelude, "; what ran right before the code moved its cost %s "
+                 "(two preludes, their mean printed, their distance in the uncertainty)",
+                 moved_by(by, sizeof by, "by", k->prelude_spread));
     /* a fifth of a program's runs or more beyond the rest (tsc_disturbed) */
     char dist[160] = "";
     if (k->disturbed)
