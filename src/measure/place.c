@@ -108,32 +108,56 @@ bool place_big(const codegen_params *p, long copies)
     return (double)codegen_copy_len(p) * (double)copies >= PLACE_BIG;
 }
 
+/* The places whose value lies in the middle of m (d[p], each value): both
+ * middle ones of an even number, the middle one of an odd; a bit each. */
+static unsigned middle_places(const double *d, size_t m)
+{
+    size_t order[PLACE_MEAN];
+    for (size_t p = 0; p < m; p++) {
+        size_t at = p;
+        while (at > 0 && d[order[at - 1]] > d[p]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = p;
+    }
+    unsigned mid = 1u << order[m / 2];
+    if (m % 2 == 0)
+        mid |= 1u << order[m / 2 - 1];
+    return mid;
+}
+
 /* Code beyond PLACE_BIG: measured at PLACE_MEAN places in all, each pair
  * built while the earlier ones are mapped (other pages); the samples and
- * the difference become the places' mean (every place's ticks in the first
- * place's clock), the half-width the statistical ones' (of a mean) plus
- * TSC_Z standard deviations of the places' values, so that it covers what
- * the code costs at a place (what a single measurement is of).  The first
- * place's programs and clock stay.  Places that cannot be built (memory)
- * are fewer; with one alone, the first result stands. */
+ * the difference become those of the middle places (middle_places: every
+ * place's ticks in the first place's clock, the two middle ones' mean of
+ * four), the half-width their statistical ones' (of a mean) plus TSC_Z
+ * standard deviations of all the places' values, so that it covers what
+ * the code costs at a place (what a single measurement is of).  The
+ * middle, not the mean: one place in four can read 15-24 % off the others
+ * (2 MB of NOPs on a Zen 5 guest), which moved the mean 4-6 % from the
+ * cost most places have.  The first place's programs and clock stay.
+ * Places that cannot be built (memory) are fewer; with one alone, the
+ * first result stands. */
 static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, int c,
                       nb_error *err)
 {
     size_t per_run = (size_t)(j->rs[1].samples - j->rs[0].samples), n = (size_t)j->n;
     size_t bytes = j->doubles * sizeof(double), part = 2 * per_run;
-    double *s0 = j->rs[0].samples, *first = malloc(bytes), *sum = malloc(part * sizeof *sum);
+    double *s0 = j->rs[0].samples, *first = malloc(bytes);
+    double *at = malloc(PLACE_MEAN * part * sizeof *at);   /* each place's samples */
     codegen_prog pairs[PLACE_MEAN - 1][2], keep[2] = {*j->prog[0], *j->prog[1]};
-    double d[PLACE_MEAN][PMU_MAX_GROUP_CTR], u[PLACE_MEAN][PMU_MAX_GROUP_CTR];
+    double d[PMU_MAX_GROUP_CTR][PLACE_MEAN], u[PMU_MAX_GROUP_CTR][PLACE_MEAN];
     tsc_outcome again;
     int rc = 0;
     size_t built = 0, m = 1;
-    if (!first || !sum || !(to->ratio > 0))
+    if (!first || !at || !(to->ratio > 0))
         goto out;   /* not measured again: the first placement's result stands */
     memcpy(first, s0, bytes);
-    memcpy(sum, s0, part * sizeof *sum);
+    memcpy(at, s0, part * sizeof *at);
     for (size_t k = 0; k < j->n_ctr; k++) {
-        d[0][k] = to->diff[k];
-        u[0][k] = to->unc[k];
+        d[k][0] = to->diff[k];
+        u[k][0] = to->unc[k];
     }
     while (built < PLACE_MEAN - 1 && measure_elsewhere(j, pairs[built], &again, &rc, err)) {
         built++;
@@ -143,11 +167,11 @@ static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, in
             continue;
         for (size_t k = 0; k < j->n_ctr; k++) {
             double scale = j->ctr[k].tsc_cycles ? to->ratio / again.ratio : 1;
-            d[m][k] = scale * again.diff[k];
-            u[m][k] = scale * again.unc[k];
+            d[k][m] = scale * again.diff[k];
+            u[k][m] = scale * again.unc[k];
             for (size_t r = 0; r < 2; r++)
                 for (size_t i = 0; i < n; i++)
-                    sum[r * per_run + k * n + i] += scale * s0[r * per_run + k * n + i];
+                    at[m * part + r * per_run + k * n + i] = scale * s0[r * per_run + k * n + i];
         }
         for (int r = 0; r < 2; r++) {
             to->runs[r] += again.runs[r];
@@ -167,28 +191,39 @@ static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, in
         goto out;
     }
     for (size_t k = 0; k < j->n_ctr; k++) {
-        double mean = 0, var = 0, stat = 0;
+        unsigned mid = middle_places(d[k], m);
+        double value = 0, all = 0, var = 0, stat = 0, used = 0;
         for (size_t p = 0; p < m; p++) {
+            all += d[k][p] / (double)m;
+            if (!(mid >> p & 1))
+                continue;
             /* each place's half-width without the share all of them carry
              * alike (tsc_big_share), which no mean of places shrinks */
-            double share = j->ctr[k].tsc_cycles ? tsc_big_share(j->goal, d[p][k]) : 0;
-            double up = fmax(u[p][k] - share, 0);
-            mean += d[p][k] / (double)m;
+            double share = j->ctr[k].tsc_cycles ? tsc_big_share(j->goal, d[k][p]) : 0;
+            double up = fmax(u[k][p] - share, 0);
+            value += d[k][p];
             stat += up * up;
+            used++;
         }
+        value /= used;
         for (size_t p = 0; p < m; p++) {
-            var += (d[p][k] - mean) * (d[p][k] - mean) / (double)(m - 1);
+            var += (d[k][p] - all) * (d[k][p] - all) / (double)(m - 1);
             /* the place furthest from the first, as a fraction of it */
-            double off = d[0][k] != 0 ? d[p][k] / d[0][k] - 1 : 0;
+            double off = d[k][0] != 0 ? d[k][p] / d[k][0] - 1 : 0;
             if (k == (size_t)c && fabs(off) > fabs(po->off))
                 po->off = off;
         }
-        to->diff[k] = mean;
-        to->unc[k] = sqrt(stat) / (double)m + TSC_Z * sqrt(var) +
-                     (j->ctr[k].tsc_cycles ? tsc_big_share(j->goal, mean) : 0);
+        to->diff[k] = value;
+        to->unc[k] = sqrt(stat) / used + TSC_Z * sqrt(var) +
+                     (j->ctr[k].tsc_cycles ? tsc_big_share(j->goal, value) : 0);
         for (size_t r = 0; r < 2; r++)
-            for (size_t i = 0; i < n; i++)
-                s0[r * per_run + k * n + i] = sum[r * per_run + k * n + i] / (double)m;
+            for (size_t i = 0; i < n; i++) {
+                double v = 0;
+                for (size_t p = 0; p < m; p++)
+                    if (mid >> p & 1)
+                        v += at[p * part + r * per_run + k * n + i];
+                s0[r * per_run + k * n + i] = v / used;
+            }
         double *a = s0 + k * n, *b = s0 + per_run + k * n;
         to->agg_off[k] = fabs(stats_aggregate(b, n, (nb_agg)j->goal->agg) -
                               stats_aggregate(a, n, (nb_agg)j->goal->agg) - to->diff[k]);
@@ -199,7 +234,7 @@ static int place_mean(const place_job *j, tsc_outcome *to, place_outcome *po, in
     po->averaged = true;
 out:
     free(first);
-    free(sum);
+    free(at);
     return rc;
 }
 

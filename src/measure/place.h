@@ -34,8 +34,11 @@
  * +/- 2-3 and each repeating within that when measured again at its own
  * place; x 30 and x 100 copies 1 % apart.  One placement cannot tell that,
  * so such code is always measured at PLACE_MEAN places (any loop,
- * -basic_mode too), and the value is their mean, its half-width their
- * statistical ones' and TSC_Z standard deviations of the places' values.
+ * -basic_mode too), and the value is their middle (the two middle ones'
+ * mean of four: one place in four read 15-24 % off the rest on a Zen 5
+ * guest, which moved a mean of all 4-6 % from what most places cost), its
+ * half-width their statistical ones' and TSC_Z standard deviations of all
+ * the places' values.
  * (Two places were too few: where they happened to agree, the half-width
  * was that of one place, and other processes read the code 2-15 % away.)
  *
@@ -109,7 +112,7 @@ typedef struct place_outcome {
     unsigned placements;         /* 1, or up to 3 where the code was measured again
                                     (4 where the place moved to was compared) */
     bool moved;                  /* a later placement was kept */
-    bool averaged;               /* the value is the places' mean (PLACE_BIG) */
+    bool averaged;               /* the value is the places' middle (PLACE_BIG) */
     bool compared;               /* code place.c's compare_wanted, measured at another
                                     place and, where the two disagreed, one more;
                                     moved: a later place was kept */

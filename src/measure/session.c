@@ -748,7 +748,7 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     char place[256] = "";
     if (k->placement_averaged)
         snprintf(place, sizeof place, "; code beyond the L1 instruction cache costs what its "
-                 "pages make it cost: the mean of %u places in memory (the furthest %+.1f%% from "
+                 "pages make it cost: the middle of %u places in memory (the furthest %+.1f%% from "
                  "the first), their spread in the uncertainty", k->placements,
                  100 * k->placement_off);
     else if (k->placement_compared && k->placement_moved)
