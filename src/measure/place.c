@@ -112,7 +112,7 @@ bool place_big(const codegen_params *p, long copies)
  * middle ones of an even number, the middle one of an odd; a bit each. */
 static unsigned middle_places(const double *d, size_t m)
 {
-    size_t order[PLACE_MEAN];
+    size_t order[PLACE_MEAN] = {0};
     for (size_t p = 0; p < m; p++) {
         size_t at = p;
         while (at > 0 && d[order[at - 1]] > d[p]) {
