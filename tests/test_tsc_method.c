@@ -967,6 +967,48 @@ static void test_unlogged_samples_at_their_clock(void **state)
     assert_true(CYCLES_PER_COPY * o.ratio_hw / o.ratio > tsc_tolerance(CYCLES_PER_COPY));
 }
 
+/* Many samples, all logged (12,000, one calibration beside each), the
+ * core's clock 4 % slower after 70 % of the calibrations: the calibrations
+ * kept span all the samples, so the move is seen (the value right after
+ * starting over, or the move in its half-width).  Kept from the first
+ * 4,096 of each chain only, they ended before it: unseen, and the last 30 %
+ * of the runs read 4 % more ticks, within the window (an L1 load chain with
+ * -n_measurements 60000 read 4.048 +/- 0.043, unflagged). */
+static void test_many_samples_clock_spans_them(void **state)
+{
+    (void)state;
+    const size_t n = 12000;
+    double *block = malloc(6 * n * sizeof *block);
+    assert_non_null(block);
+    pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
+                       .tsc_cycles = true};
+    bool ovf = false;
+    double execs = COPIES_B - COPIES_A;
+    run_state rs[2] = {
+        {.p = &g_prog[0], .run = fake_run, .samples = block, .ratio = block + 2 * n,
+         .add_ratio = block + 4 * n, .enough = INNER_EXEC / execs},
+        {.p = &g_prog[1], .run = fake_run, .samples = block + n, .enough = INNER_EXEC / execs},
+    };
+    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10};
+    tsc_outcome o;
+    nb_error err = {0};
+    start(0.6, 0.624, (unsigned)(2 * n * 7 / 10), 0);
+    /* (the load probe, which times its loads in ticks at the end of the
+     * pass, would see the slower clock as a shared load pipeline) */
+    bool has_load = g_cp.has_load;
+    g_cp.has_load = false;
+    int rc = measure(rs, 1, (long)n, &g_cp, 1, &ctr, &ovf, &goal, &o, &err);
+    g_cp.has_load = has_load;
+    free(block);
+    assert_int_equal(rc, 0);
+    assert_true(o.logged);
+    double v = o.diff[0] / o.ratio / execs, u = half_width(&o);
+    if (!(fabs(v - CYCLES_PER_COPY) <= u) || !(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(v)))
+        show(v, &o);
+    assert_true(fabs(v - CYCLES_PER_COPY) <= u);
+    assert_true(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY));
+}
+
 /* More samples than the log holds, the ADD chain 5 % slow throughout
  * (another thread shares the core's ALUs): the half-width's part that the
  * samples' spread does not show is set all the same, against the samples'
@@ -1018,6 +1060,7 @@ int main(void)
         cmocka_unit_test(test_clock_moves_within_few_calibrations),
         cmocka_unit_test(test_unlogged_samples_at_their_clock),
         cmocka_unit_test(test_unlogged_fixed_part),
+        cmocka_unit_test(test_many_samples_clock_spans_them),
         cmocka_unit_test(test_linear_code_is_placed_once),
         cmocka_unit_test(test_slow_placement_is_left),
         cmocka_unit_test(test_slow_first_program_is_left),
