@@ -930,6 +930,28 @@ static void test_big_code_runs_not_judged(void **state)
     assert_true(tsc_disturbed(o.runs, o.kept, o.lead, o.lead_out));
 }
 
+/* One measurement of n samples (more than measure_pair's block holds) of
+ * the 2-cycle chain in programs of 100 and 200 copies, the samples
+ * aggregated by agg: measure()'s status; the samples of the first and the
+ * second program in *block and *block + n (the caller frees it). */
+static int measure_many(size_t n, nb_agg agg, tsc_outcome *o, double **block)
+{
+    *block = malloc(6 * n * sizeof **block);
+    assert_non_null(*block);
+    double *b = *block, execs = COPIES_B - COPIES_A;
+    pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
+                       .tsc_cycles = true};
+    bool ovf = false;
+    run_state rs[2] = {
+        {.p = &g_prog[0], .run = fake_run, .samples = b, .ratio = b + 2 * n,
+         .add_ratio = b + 4 * n, .enough = INNER_EXEC / execs},
+        {.p = &g_prog[1], .run = fake_run, .samples = b + n, .enough = INNER_EXEC / execs},
+    };
+    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .agg = (int)agg};
+    nb_error err = {0};
+    return measure(rs, 1, (long)n, &g_cp, 1, &ctr, &ovf, &goal, o, &err);
+}
+
 /* More samples than the log holds (-n_measurements 200000: no run-level
  * estimate), the clock taking turns 10 % apart every 10 samples: each
  * sample read at the clock of the calibration nearest to it, and those
@@ -940,25 +962,13 @@ static void test_unlogged_samples_at_their_clock(void **state)
 {
     (void)state;
     const size_t n = TSC_LOG_DOUBLES + 4096;
-    double *block = malloc(6 * n * sizeof *block);
-    assert_non_null(block);
-    pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
-                       .tsc_cycles = true};
-    bool ovf = false;
-    double execs = COPIES_B - COPIES_A;
-    run_state rs[2] = {
-        {.p = &g_prog[0], .run = fake_run, .samples = block, .ratio = block + 2 * n,
-         .add_ratio = block + 4 * n, .enough = INNER_EXEC / execs},
-        {.p = &g_prog[1], .run = fake_run, .samples = block + n, .enough = INNER_EXEC / execs},
-    };
-    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10};
+    double *block, execs = COPIES_B - COPIES_A;
     tsc_outcome o;
-    nb_error err = {0};
     start(0.6, 0.66, 0, 20);
-    assert_int_equal(measure(rs, 1, (long)n, &g_cp, 1, &ctr, &ovf, &goal, &o, &err), 0);
+    assert_int_equal(measure_many(n, AGG_AVG, &o, &block), 0);
     assert_false(o.logged);
-    double v = (stats_aggregate(rs[1].samples, n, AGG_AVG) -
-                stats_aggregate(rs[0].samples, n, AGG_AVG)) / o.ratio / execs;
+    double v = (stats_aggregate(block + n, n, AGG_AVG) - stats_aggregate(block, n, AGG_AVG)) /
+               o.ratio / execs;
     free(block);
     if (!(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY)) || !(o.drift > 0))
         print_message("value %f, clock %f +/- %f, moved %f\n", v, o.ratio, o.ratio_hw, o.drift);
@@ -978,26 +988,14 @@ static void test_many_samples_clock_spans_them(void **state)
 {
     (void)state;
     const size_t n = 12000;
-    double *block = malloc(6 * n * sizeof *block);
-    assert_non_null(block);
-    pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
-                       .tsc_cycles = true};
-    bool ovf = false;
-    double execs = COPIES_B - COPIES_A;
-    run_state rs[2] = {
-        {.p = &g_prog[0], .run = fake_run, .samples = block, .ratio = block + 2 * n,
-         .add_ratio = block + 4 * n, .enough = INNER_EXEC / execs},
-        {.p = &g_prog[1], .run = fake_run, .samples = block + n, .enough = INNER_EXEC / execs},
-    };
-    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10};
+    double *block, execs = COPIES_B - COPIES_A;
     tsc_outcome o;
-    nb_error err = {0};
     start(0.6, 0.624, (unsigned)(2 * n * 7 / 10), 0);
     /* (the load probe, which times its loads in ticks at the end of the
      * pass, would see the slower clock as a shared load pipeline) */
     bool has_load = g_cp.has_load;
     g_cp.has_load = false;
-    int rc = measure(rs, 1, (long)n, &g_cp, 1, &ctr, &ovf, &goal, &o, &err);
+    int rc = measure_many(n, AGG_AVG, &o, &block);
     g_cp.has_load = has_load;
     free(block);
     assert_int_equal(rc, 0);
@@ -1019,27 +1017,14 @@ static void test_unlogged_fixed_part(void **state)
 {
     (void)state;
     const size_t n = TSC_LOG_DOUBLES + 4096;
-    double *block = malloc(6 * n * sizeof *block);
-    assert_non_null(block);
-    pmu_counter ctr = {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .width = 64, .scale = 1,
-                       .tsc_cycles = true};
-    bool ovf = false;
-    double execs = COPIES_B - COPIES_A;
-    run_state rs[2] = {
-        {.p = &g_prog[0], .run = fake_run, .samples = block, .ratio = block + 2 * n,
-         .add_ratio = block + 4 * n, .enough = INNER_EXEC / execs},
-        {.p = &g_prog[1], .run = fake_run, .samples = block + n, .enough = INNER_EXEC / execs},
-    };
-    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .agg = AGG_MEDIAN};
+    double *block, execs = COPIES_B - COPIES_A;
     tsc_outcome o;
-    nb_error err = {0};
     start(0.6, 0.6, 0, 0);
     g_shared_until = ~0u;
     g_shared_by = 0.05;
-    assert_int_equal(measure(rs, 1, (long)n, &g_cp, 1, &ctr, &ovf, &goal, &o, &err), 0);
+    assert_int_equal(measure_many(n, AGG_MEDIAN, &o, &block), 0);
     assert_false(o.logged);
-    double diff = stats_aggregate(rs[1].samples, n, AGG_MEDIAN) -
-                  stats_aggregate(rs[0].samples, n, AGG_MEDIAN);
+    double diff = stats_aggregate(block + n, n, AGG_MEDIAN) - stats_aggregate(block, n, AGG_MEDIAN);
     free(block);
     assert_true(fabs(o.diff[0] - diff) <= 1e-9 * fabs(diff));
     assert_true(fabs(diff / o.ratio / execs - CYCLES_PER_COPY) <= 0.1 * CYCLES_PER_COPY);
