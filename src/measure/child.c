@@ -363,6 +363,7 @@ static void child_ready(const worker_job *w, size_t r14_size)
 static struct {
     bool bmi2, avx, amx, avx512;
     double fe_floor;   /* tsc_frontend_floor of this core */
+    double lp_floor;   /* tsc_load_port_floor */
 } g_isa;
 
 static void child_isa(void)
@@ -374,6 +375,7 @@ static void child_isa(void)
     g_isa.amx = ci.has_amx_tile;
     g_isa.avx512 = ci.has_avx && ci.has_avx512f;
     g_isa.fe_floor = tsc_frontend_floor(evdb_uarch_for_cpu(&ci));
+    g_isa.lp_floor = tsc_load_port_floor(evdb_uarch_for_cpu(&ci));
 }
 
 /* Linux hands out AMX tile state only on request: ask, so that AMX code
@@ -503,6 +505,8 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->fe_slowdown_hw = to->fe_slowdown_hw;
     h->ld_slowdown = to->ld_slowdown;
     h->ld_slowdown_hw = to->ld_slowdown_hw;
+    h->lp_slowdown = to->lp_slowdown;
+    h->lp_slowdown_hw = to->lp_slowdown_hw;
     h->disturbed = to->disturbed;
     h->clock_moved = to->drift / ratio;
     h->restarts = to->restarts;
@@ -634,7 +638,7 @@ static void child_run(double *samples)
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
         if (cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, g_start.hot_load_lat,
-                      g_isa.fe_floor, &err))
+                      g_isa.fe_floor, g_isa.lp_floor, &err))
             child_fail(&err);
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
@@ -709,6 +713,8 @@ static void child_run(double *samples)
          * measurements after this one (tsc_frontend.h) */
         if (cpp && to.fe.best > 0 && (g_cal.cp.fe_best == 0 || to.fe.best < g_cal.cp.fe_best))
             g_cal.cp.fe_best = to.fe.best;
+        if (cpp && to.lp.best > 0 && (g_cal.cp.lp_best == 0 || to.lp.best < g_cal.cp.lp_best))
+            g_cal.cp.lp_best = to.lp.best;
         h->placements = po.placements;
         h->placement_moved = po.moved;
         h->placement_averaged = po.averaged;

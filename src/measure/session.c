@@ -132,7 +132,8 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
      * NOPs), so the interval holds only where nothing shared the core */
     bool shared = e->estimated && (tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw) ||
                                    tsc_frontend_shared(ro->fe_slowdown) ||
-                                   tsc_load_shared(ro->ld_slowdown, ro->ld_slowdown_hw));
+                                   tsc_load_shared(ro->ld_slowdown, ro->ld_slowdown_hw) ||
+                                   tsc_load_port_shared(ro->lp_slowdown));
     /* or came and went: a fifth of a program's runs or more far above the
      * rest, and those kept slowed part of the way (tsc_disturbed) */
     bool disturbed = e->estimated && ro->disturbed;
@@ -274,6 +275,8 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.fe_slowdown_hw = ro->fe_slowdown_hw;
         r->cal.ld_slowdown = ro->ld_slowdown;
         r->cal.ld_slowdown_hw = ro->ld_slowdown_hw;
+        r->cal.lp_slowdown = ro->lp_slowdown;
+        r->cal.lp_slowdown_hw = ro->lp_slowdown_hw;
         r->cal.clock_moved = ro->clock_moved;
         r->cal.restarts = ro->restarts;
         r->cal.placements = ro->placements;
@@ -716,12 +719,14 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     /* the ADD chain ran slower than the clock beyond both chains'
      * uncertainty: something shares the core's ALUs; the NOP loop slower
      * than the quiet core's: something shares its front end; the chain of
-     * loads slower than its latency: something shares its load pipeline; a
+     * loads slower than its latency: something shares its load pipeline;
+     * independent loads slower than the quiet core's: its load ports; a
      * sibling hyperthread only where this system has SMT on */
-    char busy[320] = "", what[192] = "", smt[8] = "";
+    char busy[400] = "", what[256] = "", smt[8] = "";
     bool alu = tsc_core_shared(k->alu_slowdown, k->alu_slowdown_hw),
          fe = tsc_frontend_shared(k->fe_slowdown),
-         ld = tsc_load_shared(k->ld_slowdown, k->ld_slowdown_hw);
+         ld = tsc_load_shared(k->ld_slowdown, k->ld_slowdown_hw),
+         lp = tsc_load_port_shared(k->lp_slowdown);
     if (alu)
         snprintf(what, sizeof what, "1-cycle ALU chains ran %.1f%% slow, +/- %.1f%%",
                  100 * k->alu_slowdown, 100 * k->alu_slowdown_hw);
@@ -733,7 +738,11 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(what + strlen(what), sizeof what - strlen(what),
                  "%sa chain of L1 loads ran %.1f%% slower than its latency, +/- %.1f%%",
                  alu || fe ? "; " : "", 100 * k->ld_slowdown, 100 * k->ld_slowdown_hw);
-    if (alu || fe || ld)
+    if (lp)
+        snprintf(what + strlen(what), sizeof what - strlen(what),
+                 "%sloads from one L1 line ran %.0f%% slower than on a quiet core",
+                 alu || fe || ld ? "; " : "", 100 * k->lp_slowdown);
+    if (alu || fe || ld || lp)
         snprintf(busy, sizeof busy, "; %s (%s)", what,
                  file_read_line("", "/sys/devices/system/cpu/smt/active", smt, sizeof smt) &&
                          strcmp(smt, "1") == 0

@@ -102,6 +102,11 @@ typedef struct bench_calibration {
      * and its half-width; 0: not known. */
     double ld_slowdown;
     double ld_slowdown_hw;
+    /* How much slower loads that do not wait on each other ran than the
+     * quiet core's (pmu/tsc_load.h: another thread sharing the load ports),
+     * and its half-width; 0: not known. */
+    double lp_slowdown;
+    double lp_slowdown_hw;
     /* How far the core's clock moved while it was measured, beyond its
      * noise (a fraction, 0: it did not; part of ticks_per_cycle_hw), and
      * how often the measurement started over for it. */

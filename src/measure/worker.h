@@ -106,6 +106,9 @@ typedef struct worker_output {
     double ld_slowdown;          /* how much slower the load probe ran than its
                                     latency (pmu/tsc_load.h) */
     double ld_slowdown_hw;       /* its half-width */
+    double lp_slowdown;          /* how much slower the load-port probe ran
+                                    than the quiet core (pmu/tsc_load.h) */
+    double lp_slowdown_hw;       /* its half-width */
     double clock_moved;          /* how far the clock moved while measured
                                     (a fraction; in cal_hw) */
     size_t restarts;             /* measurements started over for it */

@@ -53,4 +53,39 @@ double tsc_load_slowdown(const fe_fit *f, double latency, double clock_rel, doub
 #define LD_SHARED 0.01
 bool tsc_load_shared(double slowdown, double hw);
 
+/* The load-port probe.  A chain waits on one load at a time and hardly
+ * notices a neighbour that keeps the load ports busy: on a Zen 5 guest,
+ * while the host ran such a neighbour for minutes at a time, independent
+ * loads from one L1 line ran 12-36 % slower (0.28-0.34 cycles a load
+ * against 0.250), a store and a load of one address a copy 0.68-0.86
+ * against 0.50, and the L1 load chain, the ADD chain and the NOP loop
+ * within 0-2 % of a quiet core's: a single run of that store-load pair read
+ * 0.68 +/- 0.02, unflagged.  So the first pass of every start also times
+ * loops of loads that do not wait on each other (`ds mov rax, [r14]`, the
+ * line R14 points to), LP_BURST pairs of programs LP_LOOP_B - LP_LOOP_A
+ * iterations of CAL_BODY loads apart (8,000 loads, ~2,000 cycles at 4 a
+ * cycle; with the dithers about 4 % of a default batch line's time). */
+extern const unsigned char tsc_probe_load_port[4];
+#define LP_LOOP_A 1
+#define LP_LOOP_B 81
+#define LP_BURST 3
+
+/* The most cycles one of the probe's loads takes on an idle core of
+ * `uarch` (an event table's name, from CPUID): one over the loads from
+ * the L1 it starts a cycle, where that is known for a core with SMT (2 for
+ * Sandy Bridge to Rocket Lake and for Zen 1 and 2; 3 for Golden Cove and
+ * Redwood Cove cores and for Zen 3 and 4; 4 for Zen 5); 0 where it is not
+ * (the probe is then compared with itself only, as the NOP loop is:
+ * tsc_frontend_slowdown). */
+double tsc_load_port_floor(const char *uarch);
+
+/* Whether the load ports were shared: the probe's quietest stretch ran
+ * more than LP_SHARED slower than the quiet core's (tsc_frontend_slowdown
+ * with this probe's fit and the least of tsc_load_port_floor and the
+ * quietest this process has seen).  On a quiet Zen 5 guest its pairs' mean
+ * lay within 1-2 % of 0.25 cycles a load; a neighbour on the load ports
+ * slowed it 12 % and more. */
+#define LP_SHARED 0.05
+bool tsc_load_port_shared(double slowdown);
+
 #endif

@@ -15,10 +15,11 @@
  * the benchmark's own runs (see measure()), the two chains taking turns
  * after each pair of samples, so frequency changes are followed; each
  * chain's short and long program runs are judged as the benchmark's
- * (tsc_chain_fit), and the samples are divided by the clock found.  Two
- * probes run in a burst once a pass: a loop of NOPs (tsc_frontend.h) and a
- * chain of loads (tsc_load.h), which see a neighbour that shares the front
- * end or the load pipeline and leaves the ALU chains alone.
+ * (tsc_chain_fit), and the samples are divided by the clock found.  Probes
+ * run in a burst once a pass: a loop of NOPs (tsc_frontend.h), and in the
+ * first pass a chain of loads and a loop of loads that do not wait on each
+ * other (tsc_load.h), which see a neighbour that shares the front end, the
+ * load pipeline or the load ports and leaves the ALU chains alone.
  *
  * Runs: every run is dithered over a TSC step (dither()), every other one
  * after a second prelude (prelude_loop()), checked for an impossible
@@ -161,16 +162,18 @@ static void chain_free(cal_chain *c)
 /* The ADD chain, and the IMUL chain with its latency in whole cycles as
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
  * chain is left out if that does not come out a plausible whole number.
- * The probes: the front end's, and the load chain's (tsc_load.h) with its
- * latency found the same way. */
+ * The probes: the front end's, the load chain's (tsc_load.h) with its
+ * latency found the same way, and the load ports'. */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
-              double fe_floor, nb_error *err)
+              double fe_floor, double lp_floor, nb_error *err)
 {
     cp->run = run;
     cp->step = 1;
     cp->fe_floor = fe_floor;
     cp->fe_best = 0;
-    cp->has_probe = cp->has_load = false;
+    cp->lp_floor = lp_floor;
+    cp->lp_best = 0;
+    cp->has_probe = cp->has_load = cp->has_lport = false;
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
      * immediate ADDs at rename, so an immediate chain runs faster than one
      * cycle per ADD there (seen on an Emerald Rapids guest: "8.9 GHz"). A
@@ -189,6 +192,8 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_loa
     cp->has_probe = cal_chain_build(&cp->probe, tsc_probe_nop, CAL_LOOP_A, FE_LOOP, 0, NULL) == 0;
     bool load = cal_chain_build(&cp->load, tsc_probe_load, LD_LOOP_A, LD_LOOP_B,
                                 (uintptr_t)line, NULL) == 0;
+    cp->has_lport = cal_chain_build(&cp->lport, tsc_probe_load_port, LP_LOOP_A, LP_LOOP_B,
+                                    (uintptr_t)line, NULL) == 0;
     if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, 0, NULL) == 0)
         cp->n = 2;
     double add_v[CAL_POINTS];
@@ -262,6 +267,8 @@ typedef struct tsc_work {
     size_t n_fe;
     double *ld_a, *ld_b;     /* the load probe's, n_ld */
     size_t n_ld;
+    double *lp_a, *lp_b;     /* the load-port probe's, n_lp */
+    size_t n_lp;
     nb_error *err;
     int status;              /* an impossible reading stops the measurement */
 } tsc_work;
@@ -419,6 +426,8 @@ static void probe_burst(tsc_work *w)
         probe_pairs(w, &w->cp->probe, FE_BURST, w->fe_a, w->fe_b, &w->n_fe);
     if (w->cp->has_load && w->n_ld == 0)
         probe_pairs(w, &w->cp->load, LD_BURST, w->ld_a, w->ld_b, &w->n_ld);
+    if (w->cp->has_lport && w->n_lp == 0)
+        probe_pairs(w, &w->cp->lport, LP_BURST, w->lp_a, w->lp_b, &w->n_lp);
 }
 
 /* Sample i of a run (i < 0: a discarded warm-up run).  With the
@@ -496,24 +505,35 @@ static uint32_t clock_counters(size_t n_ctr, const pmu_counter *ctr)
     return m;
 }
 
-/* The front-end probe's runs so far against the clock o found, and how
- * much slower they ran than the quiet core's: the fewest cycles a NOP
- * takes on this core (where known), the fewest an earlier measurement of
- * this process read, or this one's best stretch, whichever is least. */
-static void frontend_fit(const tsc_work *w, tsc_outcome *o)
+/* A throughput probe's n pairs of runs (a, b: `ops` instructions apart)
+ * against `ratio` into *f, and how much slower its quietest stretch ran
+ * than the quiet core's (*slow, its half-width *hw): the most cycles an
+ * instruction of it takes on this core (floor, where known), the fewest an
+ * earlier measurement of this process read (best), or this one's best
+ * stretch, whichever is least. */
+static void quiet_fit(const double *a, const double *b, size_t n, double ops, double ratio,
+                      double floor, double best, fe_fit *f, double *slow, double *hw)
 {
     static double scratch[TSC_CAL_MAX];
+    tsc_frontend_fit(a, b, n, ops, ratio, scratch, f);
+    double quiet = 0, seen[3] = {floor, best, f->best};
+    for (int i = 0; i < 3; i++)
+        if (seen[i] > 0 && (quiet == 0 || seen[i] < quiet))
+            quiet = seen[i];
+    *slow = tsc_frontend_slowdown(f, quiet, hw);
+}
+
+/* The front-end probe's runs so far against the clock o found (quiet_fit:
+ * the fewest cycles a NOP takes on this core, its width's). */
+static void frontend_fit(const tsc_work *w, tsc_outcome *o)
+{
     const cal_progs *cp = w->cp;
     o->fe = (fe_fit){0};
     o->fe_slowdown = o->fe_slowdown_hw = o->fe_ref = o->fe_ref_loop = 0;
     if (!cp->has_probe || !(o->ratio > 0))
         return;
-    tsc_frontend_fit(w->fe_a, w->fe_b, w->n_fe, cp->probe.ops, o->ratio, scratch, &o->fe);
-    double quiet = 0, seen[3] = {cp->fe_floor, cp->fe_best, o->fe.best};
-    for (int i = 0; i < 3; i++)
-        if (seen[i] > 0 && (quiet == 0 || seen[i] < quiet))
-            quiet = seen[i];
-    o->fe_slowdown = tsc_frontend_slowdown(&o->fe, quiet, &o->fe_slowdown_hw);
+    quiet_fit(w->fe_a, w->fe_b, w->n_fe, cp->probe.ops, o->ratio, cp->fe_floor, cp->fe_best,
+              &o->fe, &o->fe_slowdown, &o->fe_slowdown_hw);
     /* what code the front end bounds runs at (tsc_context_cycles).  In a
      * loop, what the probe (itself a loop) delivers, unless the core's
      * width says it can go faster (the quietest stretch can read low by
@@ -539,6 +559,18 @@ static void load_fit(const tsc_work *w, tsc_outcome *o)
     tsc_frontend_fit(w->ld_a, w->ld_b, w->n_ld, cp->load.ops, o->ratio, scratch, &o->ld);
     o->ld_slowdown = tsc_load_slowdown(&o->ld, cp->load.latency, o->ratio_hw / o->ratio,
                                        &o->ld_slowdown_hw);
+}
+
+/* The load-port probe's runs so far against the clock o found (quiet_fit:
+ * the most cycles a load takes on this core, its load ports'). */
+static void load_port_fit(const tsc_work *w, tsc_outcome *o)
+{
+    const cal_progs *cp = w->cp;
+    o->lp = (fe_fit){0};
+    o->lp_slowdown = o->lp_slowdown_hw = 0;
+    if (cp->has_lport && o->ratio > 0)
+        quiet_fit(w->lp_a, w->lp_b, w->n_lp, cp->lport.ops, o->ratio, cp->lp_floor, cp->lp_best,
+                  &o->lp, &o->lp_slowdown, &o->lp_slowdown_hw);
 }
 
 /* Both chains' calibrations (ticks per core cycle) in the order they
@@ -609,6 +641,7 @@ static void clock_fit(const tsc_work *w, tsc_outcome *o)
     o->add_ratio_hw = hw[0];
     frontend_fit(w, o);
     load_fit(w, o);
+    load_port_fit(w, o);
 }
 
 /* The estimated-cycles counters read with rdtsc (a bit each). */
@@ -766,13 +799,15 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], s
 }
 
 /* Whether the outcome saw another thread on the core (its ALUs, its
- * front end or its load pipeline) or the runs disturbed (not for goal.big code): the measurement
+ * front end, its load pipeline or its load ports) or the runs disturbed
+ * (not for goal.big code): the measurement
  * starts over for it and, still so, its values take TSC_SHARED_SPAN. */
 static bool core_busy(const tsc_outcome *o)
 {
     double hw, slow = tsc_alu_slowdown(o, &hw);
     return tsc_core_shared(slow, hw) || tsc_frontend_shared(o->fe_slowdown) ||
-           tsc_load_shared(o->ld_slowdown, o->ld_slowdown_hw) || o->disturbed;
+           tsc_load_shared(o->ld_slowdown, o->ld_slowdown_hw) ||
+           tsc_load_port_shared(o->lp_slowdown) || o->disturbed;
 }
 
 /* The most runs of a program measuring again may reach: TSC_MAX_GROWTH
@@ -830,6 +865,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     static double cal_buf[2][TSC_CAL_MAX], cal_a[2][TSC_CAL_MAX], cal_b[2][TSC_CAL_MAX];
     static double cal_t[2][TSC_CAL_MAX], logt[2][TSC_LOG_DOUBLES];
     static double fe_a[TSC_CAL_MAX], fe_b[TSC_CAL_MAX], ld_a[TSC_CAL_MAX], ld_b[TSC_CAL_MAX];
+    static double lp_a[TSC_CAL_MAX], lp_b[TSC_CAL_MAX];
     static double logv[2][TSC_LOG_DOUBLES];
     static uint32_t logs[2][TSC_LOG_DOUBLES];
     static uint8_t logk[2][TSC_LOG_DOUBLES], logp[2][TSC_LOG_DOUBLES];
@@ -837,7 +873,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     tsc_work w = {.cp = cp, .n_ctr = n_ctr, .ctr = ctr, .ovf = ovf, .err = err,
                   .cal = {cal_buf[0], cal_buf[1]}, .cal_a = {cal_a[0], cal_a[1]},
                   .cal_b = {cal_b[0], cal_b[1]}, .cal_t = {cal_t[0], cal_t[1]},
-                  .fe_a = fe_a, .fe_b = fe_b, .ld_a = ld_a, .ld_b = ld_b, .cal_every = 1, .rs = rs};
+                  .fe_a = fe_a, .fe_b = fe_b, .ld_a = ld_a, .ld_b = ld_b, .lp_a = lp_a,
+                  .lp_b = lp_b, .cal_every = 1, .rs = rs};
     for (int r = 0; r < 2; r++) {
         rs[r].inner = cp ? INNER_MIN : 1;
         rs[r].n = (size_t)n;
@@ -906,7 +943,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
                 out->restarts++;
             rs[0].log.n = rs[1].log.n = 0;
             w.n_cal[0] = w.n_cal[1] = 0;
-            w.n_fe = w.n_ld = 0;
+            w.n_fe = w.n_ld = w.n_lp = 0;
             pass = -1;
             continue;
         }

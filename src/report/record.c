@@ -215,6 +215,8 @@ static jv *backend_json(const bench_result *r)
     jv_set(cal, "frontend_slowdown_uncertainty", jv_num(k->fe_slowdown_hw));
     jv_set(cal, "load_slowdown", jv_num(k->ld_slowdown));
     jv_set(cal, "load_slowdown_uncertainty", jv_num(k->ld_slowdown_hw));
+    jv_set(cal, "load_port_slowdown", jv_num(k->lp_slowdown));
+    jv_set(cal, "load_port_slowdown_uncertainty", jv_num(k->lp_slowdown_hw));
     jv_set(cal, "clock_moved", jv_num(k->clock_moved));
     jv_set(cal, "restarts", jv_int((long long)k->restarts));
     jv_set(cal, "placements", jv_int((long long)k->placements));

@@ -298,13 +298,15 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
     const bench_event_result *e = cycles_event(m, &res);
     *cycles = e ? e->value : NAN;
     *unc = e ? engine_uncertainty(e) : 0;
-    /* a front end or load pipeline shared with another thread counts as
-     * busy as well */
+    /* a front end, load pipeline or load ports shared with another thread
+     * count as busy as well */
     *alu = res.cal.alu_slowdown;
     if (tsc_frontend_shared(res.cal.fe_slowdown))
         *alu = fmax(*alu, res.cal.fe_slowdown);
     if (tsc_load_shared(res.cal.ld_slowdown, res.cal.ld_slowdown_hw))
         *alu = fmax(*alu, res.cal.ld_slowdown);
+    if (tsc_load_port_shared(res.cal.lp_slowdown))
+        *alu = fmax(*alu, res.cal.lp_slowdown);
     if (res.cal.disturbed)   /* ... and a disturbed core (tsc_disturbed) */
         *alu = fmax(*alu, TSC_SHARED_SPAN);
     bench_result_free(&res);
