@@ -474,6 +474,42 @@ static void test_prelude_spread(void **state)
     assert_float_equal(diff, f[1].mean[0] - f[0].mean[0], 1e-9);
 }
 
+/* Two programs' runs, the second's cost falling by `fall` ticks evenly
+ * from its first run to its last (code that settles while measured), each
+ * a rounded reading at a random phase. */
+static void settle_fit(double fall, tsc_fit f[2])
+{
+    static double w[2][MAX_RUNS * 2], sc[MAX_RUNS];
+    static uint32_t s[2][MAX_RUNS];
+    static uint8_t k[2][MAX_RUNS];
+    for (int r = 0; r < 2; r++) {
+        tsc_log l = {.v = w[r], .sample = s[r], .keep = k[r], .cap = MAX_RUNS, .n_ctr = 1};
+        for (unsigned i = 0; i < 2000; i++) {
+            double x = rounded(r ? 1212.0 + fall * (1 - i / 1999.0) : 114.0);
+            assert_true(tsc_log_add(&l, &x, i / 20));
+        }
+        tsc_fit_log(&l, 1, STEP, sc, &f[r]);
+        assert_int_equal(f[r].half_kept[0] + f[r].half_kept[1], f[r].kept);
+    }
+}
+
+/* A difference that moves from the first half of the runs to the second
+ * counts by how far (its halves' means 30 ticks apart, less twice their
+ * noise, about 1); one that holds still, hardly at all; a half with no
+ * kept run, not at all. */
+static void test_settle_spread(void **state)
+{
+    (void)state;
+    tsc_fit f[2];
+    settle_fit(60, f);
+    double spread = tsc_settle_spread(f, 0);
+    assert_true(spread > 27 && spread <= 30);
+    settle_fit(0, f);
+    assert_true(tsc_settle_spread(f, 0) < 1);
+    f[1].half_kept[1] = 0;
+    assert_float_equal(tsc_settle_spread(f, 0), 0, 0);
+}
+
 /* Differences of two reads `gap` ticks apart (plus what a read takes,
  * 22 ticks) on a TSC that shows multiples of `quantum` (fractional: a host's
  * scaled TSC, 20.96 ticks every 10 ns, now and then one tick off), some
@@ -531,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_leading_runs),
         cmocka_unit_test(test_step_of),
         cmocka_unit_test(test_prelude_spread),
+        cmocka_unit_test(test_settle_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

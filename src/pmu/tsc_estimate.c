@@ -56,25 +56,28 @@ static double mean_se(double sum, double sq, double k, double q, double *se)
 }
 
 /* The mean and standard error (at least the rounding's, q per run) of
- * each prelude's kept runs. */
-static void prelude_means(const tsc_log *l, double q, tsc_fit *f)
+ * the kept runs of each of two groups: each prelude's (halves false; see
+ * TSC_PRELUDES, which is 2) or the log's first and second half. */
+_Static_assert(TSC_PRELUDES == 2, "group_means() keeps two groups");
+static void group_means(const tsc_log *l, double q, bool halves, double mean[2][PMU_MAX_GROUP_CTR],
+                        double se[2][PMU_MAX_GROUP_CTR], size_t kept[2])
 {
-    double sum[TSC_PRELUDES][PMU_MAX_GROUP_CTR] = {{0}}, sq[TSC_PRELUDES][PMU_MAX_GROUP_CTR] = {{0}};
+    double sum[2][PMU_MAX_GROUP_CTR] = {{0}}, sq[2][PMU_MAX_GROUP_CTR] = {{0}};
     for (size_t r = 0; r < l->n; r++) {
         if (!l->keep[r])
             continue;
-        unsigned p = l->prelude ? l->prelude[r] : 0;
-        f->by_kept[p]++;
+        unsigned p = halves ? 2 * r >= l->n : l->prelude ? l->prelude[r] : 0;
+        kept[p]++;
         for (size_t c = 0; c < l->n_ctr; c++) {
             double x = l->v[r * l->n_ctr + c];
             sum[p][c] += x;
             sq[p][c] += x * x;
         }
     }
-    for (unsigned p = 0; p < TSC_PRELUDES; p++) {
-        double k = (double)f->by_kept[p];
+    for (unsigned p = 0; p < 2; p++) {
+        double k = (double)kept[p];
         for (size_t c = 0; k > 0 && c < l->n_ctr; c++)
-            f->by_mean[p][c] = mean_se(sum[p][c], sq[p][c], k, q, &f->by_se[p][c]);
+            mean[p][c] = mean_se(sum[p][c], sq[p][c], k, q, &se[p][c]);
     }
 }
 
@@ -93,6 +96,18 @@ double tsc_prelude_spread(const tsc_fit f[2], size_t c, double *diff)
     /* two preludes: their distance less its own noise (one standard
      * error of it: a difference of noise alone mostly stays below) */
     return fmax(0, fabs(d[1] - d[0]) - hypot(se[0], se[1]));
+}
+
+double tsc_settle_spread(const tsc_fit f[2], size_t c)
+{
+    double d[2], se[2];
+    for (int h = 0; h < 2; h++) {
+        if (!f[0].half_kept[h] || !f[1].half_kept[h])
+            return 0;
+        d[h] = f[1].half_mean[h][c] - f[0].half_mean[h][c];
+        se[h] = hypot(f[0].half_se[h][c], f[1].half_se[h][c]);
+    }
+    return fmax(0, fabs(d[1] - d[0]) - 2 * hypot(se[0], se[1]));
 }
 
 /* The narrowest a program's window is (ticks): 4 TSC steps, and never
@@ -163,7 +178,8 @@ void tsc_fit_log(tsc_log *l, uint32_t judged, double step, double *scratch, tsc_
     /* the rounding of a reading to a step: uniform, sd step / sqrt(12),
      * for each of the two reads of a run */
     double q = step / sqrt(6.0);
-    prelude_means(l, q, f);
+    group_means(l, q, false, f->by_mean, f->by_se, f->by_kept);
+    group_means(l, q, true, f->half_mean, f->half_se, f->half_kept);
     for (size_t c = 0; c < l->n_ctr; c++)
         f->mean[c] = mean_se(sum[c], sq[c], (double)f->kept, q, &f->se[c]);
     /* where the runs do not fall into one cluster and the disturbed ones

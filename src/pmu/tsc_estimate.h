@@ -62,6 +62,10 @@ typedef struct tsc_fit {
     /* the same over the kept runs of each prelude */
     double by_mean[TSC_PRELUDES][PMU_MAX_GROUP_CTR], by_se[TSC_PRELUDES][PMU_MAX_GROUP_CTR];
     size_t by_kept[TSC_PRELUDES];
+    /* the same over the kept runs of the log's first and second half (the
+     * order they ran in) */
+    double half_mean[2][PMU_MAX_GROUP_CTR], half_se[2][PMU_MAX_GROUP_CTR];
+    size_t half_kept[2];
 } tsc_fit;
 
 /* Appends a run (n_ctr readings) to sample i, after prelude p (l->prelude
@@ -75,6 +79,18 @@ bool tsc_log_add_after(tsc_log *l, const double *v, uint32_t sample, unsigned p)
  * code moves its cost.  Where a prelude kept no run of either program, the
  * difference of the means and 0. */
 double tsc_prelude_spread(const tsc_fit f[2], size_t c, double *diff);
+
+/* How far counter c's difference of two programs moved from the first
+ * half of their runs to the second beyond twice its noise (ticks, >= 0):
+ * code whose cost settles while it is measured.  A store and a load of one
+ * address a copy on a Zen 5 guest: one process in a few dozen read its
+ * second program's samples falling from 1,212 to 1,185 ticks and its
+ * first's rising from 674 to 690, and 0.517 +/- 0.014 cycles against the
+ * 0.500 every longer measurement read; no disturbance or neighbour
+ * showed.  Twice the noise, so that code whose cost holds still keeps its
+ * half-width (a difference of noise alone lies beyond it one time in 20,
+ * and then by little).  0 where a half kept no run of either program. */
+double tsc_settle_spread(const tsc_fit f[2], size_t c);
 
 /* Which runs are undisturbed (l->keep) and their means: noise only adds
  * time, so a run is kept when every counter of `judged` (bit c: counter c;

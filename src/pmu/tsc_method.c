@@ -731,7 +731,8 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
         o->first[c] = f[0].mean[c];
         double amb = f[0].ambiguity[c] + f[1].ambiguity[c];
         o->noise[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]);
-        o->unc[c] = o->noise[c] + amb + o->prelude[c];
+        o->settle[c] = tsc_settle_spread(f, c);
+        o->unc[c] = o->noise[c] + amb + o->prelude[c] + o->settle[c];
         o->agg_off[c] = fabs(stats_aggregate(rs[1].samples + c * n, n, (nb_agg)g->agg) -
                              stats_aggregate(rs[0].samples + c * n, n, (nb_agg)g->agg) -
                              o->diff[c]);

@@ -222,6 +222,9 @@ typedef struct tsc_outcome {
     /* how far the difference read after each prelude lay apart beyond their
      * noise (ticks; tsc_prelude_spread), in unc */
     double prelude[PMU_MAX_GROUP_CTR];
+    /* how far it moved from the first half of the runs to the second
+     * beyond twice their noise (ticks; tsc_settle_spread), in unc */
+    double settle[PMU_MAX_GROUP_CTR];
     double first[PMU_MAX_GROUP_CTR];    /* the first program's mean (ticks) */
     size_t runs[2], kept[2];         /* runs made and kept per program */
     size_t lead[2], lead_out[2];     /* runs leading their sample, left out (tsc_fit) */
