@@ -238,6 +238,34 @@ out:
     return rc;
 }
 
+/* Two places that agree (*to, whose samples are the job's, and *b, whose
+ * samples are sb): their mean, in to's clock, for the differences, the
+ * first program's means and the samples; the larger half-width of the
+ * two (what neither place's value is known better than).  Each alone can
+ * lie at the edge of its interval: a store-load pair compared at two
+ * places read 0.517 and 0.504, agreeing, against 0.500, and the first,
+ * kept alone, lay beyond its half-width of 0.014. */
+static void mean_of_two(const place_job *j, tsc_outcome *to, const tsc_outcome *b,
+                        const double *sb)
+{
+    size_t per_run = (size_t)(j->rs[1].samples - j->rs[0].samples), n = (size_t)j->n;
+    double *s0 = j->rs[0].samples;
+    for (size_t k = 0; k < j->n_ctr; k++) {
+        double scale = j->ctr[k].tsc_cycles && b->ratio > 0 ? to->ratio / b->ratio : 1;
+        to->diff[k] = (to->diff[k] + scale * b->diff[k]) / 2;
+        to->first[k] = (to->first[k] + scale * b->first[k]) / 2;
+        to->unc[k] = fmax(to->unc[k], scale * b->unc[k]);
+        to->noise[k] = fmax(to->noise[k], scale * b->noise[k]);
+        for (size_t r = 0; r < 2; r++)
+            for (size_t i = 0; i < n; i++) {
+                size_t at = r * per_run + k * n + i;
+                s0[at] = (s0[at] + scale * sb[at]) / 2;
+            }
+        to->agg_off[k] = fabs(stats_aggregate(s0 + per_run + k * n, n, (nb_agg)j->goal->agg) -
+                              stats_aggregate(s0 + k * n, n, (nb_agg)j->goal->agg) - to->diff[k]);
+    }
+}
+
 /* Whether two places' differences agree within their runs' noise. */
 static bool agree(const tsc_outcome *a, const tsc_outcome *b, int c)
 {
@@ -262,8 +290,9 @@ static bool compare_wanted(const place_job *j, const tsc_outcome *to, int c)
  * check that against): measured at another place, and where the two
  * disagree at one more (`more` places at most, 1 or 2); the first place that
  * agrees with a later one is kept (this one, or the next where the one after
- * agrees with it alone); where none agree, this one, its half-widths widened
- * by how far the others lay from it.  A later place that is not linear
+ * agrees with it alone), its values the mean of the two (mean_of_two);
+ * where none agree, this one, its half-widths widened by how far the others
+ * lay from it.  A later place that is not linear
  * counts for nothing (two such read 2.76 and agreed, where the first read
  * 1.50). */
 static int place_compare(const place_job *j, tsc_outcome *to, place_outcome *po, int c,
@@ -294,6 +323,8 @@ static int place_compare(const place_job *j, tsc_outcome *to, place_outcome *po,
     keep = use > 0 ? (size_t)use : 0;
     *to = at[keep];
     memcpy(j->rs[0].samples, saved + keep * j->doubles, bytes);
+    if (use >= 0)
+        mean_of_two(j, to, &at[built - 1], saved + (built - 1) * j->doubles);
     for (size_t b = 0; b < built; b++) {
         if (b == keep || !at[b].logged)
             continue;
