@@ -517,12 +517,13 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->kept[1] = to->kept[1];
     h->passes = to->passes;
     h->tsc_step = g_cal.cp.step;
-    h->prelude_spread = h->context = 0;
+    h->prelude_spread = h->settle_spread = h->context = 0;
     h->fe_bound = false;
     for (size_t k = 0; k < grp->n_ctr; k++) {
         bool cyc = grp->ctr[k].tsc_cycles;
         if (cyc && fabs(to->diff[k]) > 0) {
             h->prelude_spread = fmax(h->prelude_spread, to->prelude[k] / fabs(to->diff[k]));
+            h->settle_spread = fmax(h->settle_spread, to->settle[k] / fabs(to->diff[k]));
             h->context = fmax(h->context, to->context[k] * ratio / fabs(to->diff[k]));
             h->fe_bound |= to->context[k] > TSC_CONTEXT_CYCLES;
         }

@@ -166,6 +166,11 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
                 "right before the code moved its cost %s, see the backend line: raise "
                 "-unroll_count or -loop_count)", e->name, v, u,
                 moved_by(by, sizeof by, "by", ro->prelude_spread));
+    else if (e->uncertain && e->estimated && ro->settle_spread * fabs(v) > tsc_tolerance(v))
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (the code's "
+                "cost moved %s while it was measured, see the backend line: raise "
+                "-warm_up_count or -n_measurements)", e->name, v, u,
+                moved_by(by, sizeof by, "by", ro->settle_spread));
     else if (e->uncertain)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (%s)",
                 e->name, v, u,
@@ -286,6 +291,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.placement_off = ro->placement_off;
         r->cal.disturbed = ro->disturbed;
         r->cal.prelude_spread = ro->prelude_spread;
+        r->cal.settle_spread = ro->settle_spread;
         r->cal.harness_context = ro->context;
         r->cal.fe_bound = ro->fe_bound;
         r->cal.tsc_step = ro->tsc_step;
@@ -784,6 +790,12 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(prelude, sizeof prelude, "; what ran right before the code moved its cost %s "
                  "(two preludes, their mean printed, their distance in the uncertainty)",
                  moved_by(by, sizeof by, "by", k->prelude_spread));
+    /* the code's cost moved while it was measured */
+    char settle[160] = "";
+    if (k->settle_spread > 0.015)
+        snprintf(settle, sizeof settle, "; the code's cost moved %s from the first half of its "
+                 "runs to the second (their distance in the uncertainty)",
+                 moved_by(by, sizeof by, "by", k->settle_spread));
     /* a fifth of a program's runs or more beyond the rest (tsc_disturbed) */
     char dist[160] = "";
     if (k->disturbed)
@@ -794,9 +806,9 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     if (isfinite(k->ticks_per_cycle_hw))
         snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f%s ticks/core cycle "
-             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s%s)",
+             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s%s%s)",
              r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->calibrations, k->core_ghz, moved,
-             place, prelude, dist, busy, stepped);
+             place, prelude, settle, dist, busy, stepped);
 }
 
 void bench_result_free(bench_result *r)

@@ -131,6 +131,10 @@ typedef struct bench_calibration {
      * beyond their noise, as a fraction of the value (0: not at all; in
      * the uncertainty). */
     double prelude_spread;
+    /* How far the estimated cycles moved from the first half of the runs to
+     * the second, beyond twice their noise, as a fraction of the value (0:
+     * they held still; in the uncertainty). */
+    double settle_spread;
     /* Where the code meets the harness, in the uncertainty, as a fraction of
      * the value (tsc_context_cycles); fe_bound: code the front end bounds,
      * which takes more of it. */

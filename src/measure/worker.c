@@ -268,7 +268,8 @@ static void worker_post(const worker_request *job, bool prepare_only)
     nb_error_clear(&h->err);
     h->debug_text[0] = 0;
     h->n_cal = h->cal_runs = h->restarts = 0;
-    h->clock_moved = h->placement_off = h->prelude_spread = h->context = h->tsc_step = 0;
+    h->clock_moved = h->placement_off = h->prelude_spread = h->settle_spread = h->context =
+        h->tsc_step = 0;
     h->placements = 1;
     h->placement_moved = h->placement_averaged = h->placement_compared = false;
     h->disturbed = h->fe_bound = false;
@@ -412,7 +413,8 @@ static const char *result_damage(const worker_request *job, long n)
         !finite_ge0(s->load_latency) ||
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
-        !finite_ge0(s->prelude_spread) || !finite_ge0(s->context) || !finite_ge0(s->tsc_step) ||
+        !finite_ge0(s->prelude_spread) || !finite_ge0(s->settle_spread) ||
+        !finite_ge0(s->context) || !finite_ge0(s->tsc_step) ||
         !bool_at(offsetof(shared_hdr, fe_bound)) ||
         !bool_at(offsetof(shared_hdr, placement_averaged)) ||
         !bool_at(offsetof(shared_hdr, placement_compared)) ||
@@ -541,6 +543,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->disturbed = s->disturbed;
     out->placement_off = s->placement_off;
     out->prelude_spread = s->prelude_spread;
+    out->settle_spread = s->settle_spread;
     out->context = s->context;
     out->fe_bound = s->fe_bound;
     out->tsc_step = s->tsc_step;

@@ -120,6 +120,8 @@ typedef struct worker_output {
     bool placement_compared;     /* front-end-bound code compared at two or three */
     double placement_off;        /* the value at the other, relative to the kept */
     double prelude_spread;       /* how far the preludes moved the value (a fraction) */
+    double settle_spread;        /* how far it moved from the first half of the
+                                    runs to the second (a fraction) */
     double context;              /* where the code meets the harness, in the uncertainty
                                     (a fraction of the value) */
     bool fe_bound;               /* the code the front end bounds (tsc_context_cycles) */

@@ -99,6 +99,7 @@ typedef struct shared_hdr {
     bool placement_moved, placement_averaged, placement_compared;
     double placement_off;
     double prelude_spread;   /* tsc_outcome.prelude over the value (tsc cycles) */
+    double settle_spread;    /* tsc_outcome.settle over the value (tsc cycles) */
     double context;          /* tsc_outcome.context over the value (tsc cycles) */
     bool fe_bound;           /* tsc_outcome's */
     double tsc_step;         /* the TSC's step, ticks (cal_progs.step) */

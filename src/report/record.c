@@ -226,6 +226,7 @@ static jv *backend_json(const bench_result *r)
     jv_set(cal, "placement_off", jv_num(k->placement_off));
     jv_set(cal, "runs_disturbed", jv_bool(k->disturbed));
     jv_set(cal, "prelude_spread", jv_num(k->prelude_spread));
+    jv_set(cal, "settle_spread", jv_num(k->settle_spread));
     jv_set(cal, "frontend_bound", jv_bool(k->fe_bound));
     jv_set(cal, "harness_context", jv_num(k->harness_context));
     jv_set(cal, "tsc_step", jv_num(k->tsc_step));
