@@ -64,11 +64,14 @@ bool tsc_load_shared(double slowdown, double hw);
  * loops of loads that do not wait on each other (`ds mov rax, [r14]`, the
  * line R14 points to), LP_BURST pairs of programs LP_LOOP_B - LP_LOOP_A
  * iterations of CAL_BODY loads apart (8,000 loads, ~2,000 cycles at 4 a
- * cycle; with the dithers about 4 % of a default batch line's time). */
+ * cycle).  Six pairs, two stretches of three (tsc_frontend_fit): with
+ * three, one stretch, a quiet core's probe read up to 3.5 % slow alone and
+ * 4.2 % beside a busy loop on nb's CPU, against 1.4 % with six; bench/batch
+ * 210-212x nanoBench's step against 220x without the probe. */
 extern const unsigned char tsc_probe_load_port[4];
 #define LP_LOOP_A 1
 #define LP_LOOP_B 81
-#define LP_BURST 3
+#define LP_BURST 6
 
 /* The most cycles one of the probe's loads takes on an idle core of
  * `uarch` (an event table's name, from CPUID): one over the loads from
@@ -82,9 +85,9 @@ double tsc_load_port_floor(const char *uarch);
 /* Whether the load ports were shared: the probe's quietest stretch ran
  * more than LP_SHARED slower than the quiet core's (tsc_frontend_slowdown
  * with this probe's fit and the least of tsc_load_port_floor and the
- * quietest this process has seen).  On a quiet Zen 5 guest its pairs' mean
- * lay within 1-2 % of 0.25 cycles a load; a neighbour on the load ports
- * slowed it 12 % and more. */
+ * quietest this process has seen).  On a quiet Zen 5 guest its quietest
+ * stretch lay within 1.4 % of 0.25 cycles a load; a neighbour on the load
+ * ports slowed it 6-39 %. */
 #define LP_SHARED 0.05
 bool tsc_load_port_shared(double slowdown);
 
