@@ -491,6 +491,13 @@ static pmu_group *child_group(const worker_job *w)
 /* The tsc method's outcome into the mapping: estimated-cycles samples
  * divided by the clock, each counter's difference and its half-width
  * (cycles: the clock's own half-width added, in proportion), the clock. */
+/* *least becomes v where v is known (> 0) and less, or *least is not yet. */
+static void keep_least(double *least, double v)
+{
+    if (v > 0 && (*least == 0 || v < *least))
+        *least = v;
+}
+
 static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samples,
                        size_t per_run, long n)
 {
@@ -710,12 +717,13 @@ static void child_run(double *samples)
         place_outcome po = {.placements = 1};
         if (cpp && place_check(&pj, &to, &po, &err))
             child_fail(&err);
-        /* the quietest the front end has been in this process, for the
-         * measurements after this one (tsc_frontend.h) */
-        if (cpp && to.fe.best > 0 && (g_cal.cp.fe_best == 0 || to.fe.best < g_cal.cp.fe_best))
-            g_cal.cp.fe_best = to.fe.best;
-        if (cpp && to.lp.best > 0 && (g_cal.cp.lp_best == 0 || to.lp.best < g_cal.cp.lp_best))
-            g_cal.cp.lp_best = to.lp.best;
+        /* the quietest the front end and the load ports have been in this
+         * process, for the measurements after this one (tsc_frontend.h,
+         * tsc_load.h) */
+        if (cpp) {
+            keep_least(&g_cal.cp.fe_best, to.fe.best);
+            keep_least(&g_cal.cp.lp_best, to.lp.best);
+        }
         h->placements = po.placements;
         h->placement_moved = po.moved;
         h->placement_averaged = po.averaged;

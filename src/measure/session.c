@@ -130,10 +130,9 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
      * slower by what it shares with it, which the ADD chain's slowdown
      * does not tell (a 1 % slower ADD chain beside 1.5-2.3 times slower
      * NOPs), so the interval holds only where nothing shared the core */
-    bool shared = e->estimated && (tsc_core_shared(ro->alu_slowdown, ro->alu_slowdown_hw) ||
-                                   tsc_frontend_shared(ro->fe_slowdown) ||
-                                   tsc_load_shared(ro->ld_slowdown, ro->ld_slowdown_hw) ||
-                                   tsc_load_port_shared(ro->lp_slowdown));
+    bool shared = e->estimated &&
+                  tsc_neighbour_seen(ro->alu_slowdown, ro->alu_slowdown_hw, ro->fe_slowdown,
+                                     ro->ld_slowdown, ro->ld_slowdown_hw, ro->lp_slowdown);
     /* or came and went: a fifth of a program's runs or more far above the
      * rest, and those kept slowed part of the way (tsc_disturbed) */
     bool disturbed = e->estimated && ro->disturbed;

@@ -26,6 +26,8 @@
 
 #include "pmu/tsc_estimate.h"
 #include "lib/sort.h"
+#include "pmu/tsc_frontend.h"
+#include "pmu/tsc_load.h"
 
 bool tsc_log_add_after(tsc_log *l, const double *v, uint32_t sample, unsigned p)
 {
@@ -376,6 +378,13 @@ double tsc_half_width(double diff, double unc, double agg_off, double ratio, dou
 bool tsc_core_shared(double slowdown, double hw)
 {
     return hw > 0 && slowdown > hw && slowdown > TSC_SHARED;
+}
+
+bool tsc_neighbour_seen(double alu, double alu_hw, double fe, double ld, double ld_hw,
+                        double lp)
+{
+    return tsc_core_shared(alu, alu_hw) || tsc_frontend_shared(fe) || tsc_load_shared(ld, ld_hw) ||
+           tsc_load_port_shared(lp);
 }
 
 bool tsc_disturbed(const size_t runs[2], const size_t kept[2], const size_t lead[2],

@@ -806,9 +806,9 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], s
 static bool core_busy(const tsc_outcome *o)
 {
     double hw, slow = tsc_alu_slowdown(o, &hw);
-    return tsc_core_shared(slow, hw) || tsc_frontend_shared(o->fe_slowdown) ||
-           tsc_load_shared(o->ld_slowdown, o->ld_slowdown_hw) ||
-           tsc_load_port_shared(o->lp_slowdown) || o->disturbed;
+    return tsc_neighbour_seen(slow, hw, o->fe_slowdown, o->ld_slowdown, o->ld_slowdown_hw,
+                              o->lp_slowdown) ||
+           o->disturbed;
 }
 
 /* The most runs of a program measuring again may reach: TSC_MAX_GROWTH
