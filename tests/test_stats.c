@@ -1,5 +1,6 @@
 /* stats: nanoBench's aggregates and the normalization, on values whose
  * results are worked out by hand. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,6 +52,69 @@ static void test_large_input(void **state)
     assert_float_equal(stats_median(v, N), 499.5, 1e-9);
     assert_float_equal(stats_aggregate(v, N, AGG_AVG), 499.5, 1e-9);
     assert_float_equal(stats_aggregate(v, N, AGG_MAX), 999.0, 0);
+}
+
+static void test_avg_error(void **state)
+{
+    (void)state;
+    double mid;
+    /* sorted 1..10, winsorized 3,3,3,4,5,6,7,8,8,8: variance 42.5/9, so
+     * sqrt(42.5/9/10) * 10/6 (6 values kept); the middle fifth 5 and 6 */
+    double v[] = {10, 1, 9, 2, 8, 3, 7, 4, 6, 5};
+    assert_float_equal(stats_avg_error(v, 10, &mid), sqrt(42.5 / 9 / 10) * 10 / 6, 1e-12);
+    assert_float_equal(mid, 5.5, 1e-12);
+    /* the values it drops do not widen it (the mean's error here: 20) */
+    double w[] = {100, 5, 5, 5, 5, 5, 5, 5, 5, -100};
+    assert_float_equal(stats_avg_error(w, 10, &mid), 0, 1e-12);
+    assert_float_equal(mid, 5, 1e-12);
+    /* two speeds, 600 values at 100 and 400 at 120: the trimmed mean
+     * (400 x 100 and 200 x 120 kept) is 106.67, the middle fifth 100,
+     * apart by four times the error's three: sqrt(0.24 * 400 * 1000/999 / 1000)
+     * * 1000/600 */
+    enum { N = 1000 };
+    static double x[N];
+    for (int i = 0; i < N; i++)
+        x[i] = i % 5 < 3 ? 100 : 120;
+    double e = stats_avg_error(x, N, &mid);
+    assert_float_equal(e, sqrt(0.24 * 400 * N / (N - 1.0) / N) * N / 600, 1e-9);
+    assert_float_equal(mid, 100, 1e-12);
+    assert_true(stats_aggregate(x, N, AGG_AVG) - mid > 4 * 3 * e);
+    /* one value: no error, the value itself */
+    assert_float_equal(stats_avg_error(v, 1, &mid), 0, 0);
+    assert_float_equal(mid, 10, 0);
+}
+
+/* The half-width of a difference of two programs' aggregates: stretched
+ * samples (an interrupt's) do not widen -avg's, and samples of two speeds
+ * widen it to cover what they moved it by. */
+static void test_diff_error(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    static double a[N], b[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = 1000 + i % 3;
+        b[i] = 2000 + i % 5;
+    }
+    for (int i = 0; i < N; i += 100) {
+        a[i] = 9000;
+        b[i + 1] = 18000;
+    }
+    /* the trimmed means' error: about 3 x 0.05 */
+    assert_true(stats_diff_error(a, b, N, AGG_AVG, 3) < 0.5);
+    /* the means' (what the other aggregates get): ten stretched samples
+     * each, 8,000 and 16,000 ticks long, make it some 3 x 56 */
+    assert_true(stats_diff_error(a, b, N, AGG_MEDIAN, 3) > 50);
+    /* 40 % of the second program's samples 20 % slower: the printed
+     * difference 1133.3, 133.3 from the quiet core's 1000; the half-width
+     * covers it, where the standard error alone (3 x 10.3) did not */
+    for (int i = 0; i < N; i++) {
+        a[i] = 1000;
+        b[i] = i % 5 < 3 ? 2000 : 2400;
+    }
+    double d = stats_aggregate(b, N, AGG_AVG) - stats_aggregate(a, N, AGG_AVG);
+    assert_float_equal(d, 1133.333333, 1e-3);
+    assert_true(stats_diff_error(a, b, N, AGG_AVG, 3) >= d - 1000);
 }
 
 static void test_normalize(void **state)
@@ -110,6 +174,8 @@ int main(void)
         cmocka_unit_test(test_avg_drops_20_percent_each_side),
         cmocka_unit_test(test_median_min_max),
         cmocka_unit_test(test_large_input),
+        cmocka_unit_test(test_avg_error),
+        cmocka_unit_test(test_diff_error),
         cmocka_unit_test(test_normalize),
         cmocka_unit_test(test_sort),
     };

@@ -65,23 +65,10 @@ static int plan_copies(const nb_options *o, const bench_code *c, long copies[2],
     return 0;
 }
 
-/* Standard error of the mean of n values (0 for n < 2). */
-static double std_error(const double *v, size_t n)
-{
-    if (n < 2)
-        return 0;
-    double m = 0, q = 0;
-    for (size_t i = 0; i < n; i++)
-        m += v[i];
-    m /= (double)n;
-    for (size_t i = 0; i < n; i++)
-        q += (v[i] - m) * (v[i] - m);
-    return sqrt(q / (double)(n - 1) / (double)n);
-}
-
 /* The half-width of e's value before normalization (see
  * bench_event_result.uncertainty). */
-static double raw_uncertainty(const bench_event_result *e, const worker_output *ro, size_t k)
+static double raw_uncertainty(const bench_event_result *e, const worker_output *ro, size_t k,
+                              nb_agg agg)
 {
     if (e->exact)
         return 0;
@@ -89,8 +76,13 @@ static double raw_uncertainty(const bench_event_result *e, const worker_output *
         return ro->unc[k];
     if (e->n_samples < 2)
         return NAN;
-    double u = TSC_Z * hypot(std_error(e->samples[0], e->n_samples),
-                             std_error(e->samples[1], e->n_samples));
+    /* -avg prints trimmed means: their own standard error (the mean's grew
+     * with the few stretched samples they drop, to 0.07-2.3 cycles a copy
+     * for IMUL chains of 70,000 samples, or lay below what the value
+     * missed by: an ADD pair 1.9978 +/- 0.0015), and samples of two
+     * speeds, which move them by more than that (an IMUL chain read
+     * 3.0024, its error 0.0017, its middle fifths 0.0079 from it) */
+    double u = stats_diff_error(e->samples[0], e->samples[1], e->n_samples, agg, TSC_Z);
     /* estimated cycles whose runs the tsc method could not keep (more
      * samples than its log holds): the clock's share too (a clock that
      * moved 5 % while 200,000 samples of 2 MB of NOPs ran left a 0.6 %
@@ -215,7 +207,7 @@ static int add_results(const nb_options *o, const worker_output *ro, size_t grou
         for (int run = 0; run < 2; run++)
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;
-        e->uncertainty = raw_uncertainty(e, ro, k) / norm;
+        e->uncertainty = raw_uncertainty(e, ro, k, o->agg) / norm;
         judge_uncertainty(e, norm, per_copy, works, ro, o->output == OUTPUT_TEXT);
         /* -range: the widest per-copy difference the samples allow (second
          * run's min minus first run's max, and the reverse), so the range

@@ -1,4 +1,5 @@
 /* nb stats: see stats.h. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,58 @@ double stats_aggregate(const double *v, size_t n, nb_agg agg)
     if (s != small)
         free(s);
     return r;
+}
+
+double stats_avg_error(const double *v, size_t n, double *middle)
+{
+    *middle = stats_aggregate(v, n, AGG_AVG);
+    if (n < 2)
+        return 0;
+    double *s = malloc(n * sizeof *s);
+    if (!s)
+        return INFINITY;
+    memcpy(s, v, n * sizeof *s);
+    sort_doubles(s, n);
+    /* the winsorized values: each dropped one counts as the nearest kept */
+    size_t drop = n / 5, kept = n - 2 * drop;
+    double mean = 0, q = 0, mid = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += s[i < drop ? drop : i >= n - drop ? n - drop - 1 : i];
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double w = s[i < drop ? drop : i >= n - drop ? n - drop - 1 : i];
+        q += (w - mean) * (w - mean);
+    }
+    size_t lo = 2 * n / 5, hi = n - lo;
+    for (size_t i = lo; i < hi; i++)
+        mid += s[i];
+    *middle = mid / (double)(hi - lo);
+    free(s);
+    return sqrt(q / (double)(n - 1) / (double)n) * (double)n / (double)kept;
+}
+
+/* Standard error of the mean of n values (0 for n < 2). */
+static double mean_error(const double *v, size_t n)
+{
+    if (n < 2)
+        return 0;
+    double m = 0, q = 0;
+    for (size_t i = 0; i < n; i++)
+        m += v[i];
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        q += (v[i] - m) * (v[i] - m);
+    return sqrt(q / (double)(n - 1) / (double)n);
+}
+
+double stats_diff_error(const double *first, const double *second, size_t n, nb_agg agg, double z)
+{
+    if (agg != AGG_AVG)
+        return z * hypot(mean_error(first, n), mean_error(second, n));
+    double m0, m1;
+    double e0 = stats_avg_error(first, n, &m0), e1 = stats_avg_error(second, n, &m1);
+    double d = stats_aggregate(second, n, AGG_AVG) - stats_aggregate(first, n, AGG_AVG);
+    return z * hypot(e0, e1) + fabs(d - (m1 - m0));
 }
 
 double stats_min(const double *v, size_t n) { return stats_aggregate(v, n, AGG_MIN); }

@@ -16,6 +16,21 @@
 typedef enum { AGG_AVG, AGG_MEDIAN, AGG_MIN, AGG_MAX } nb_agg;
 
 double stats_aggregate(const double *v, size_t n, nb_agg agg);
+/* For -avg: the standard error of the trimmed mean of n values (from
+ * their winsorized variance: each dropped value counted as the nearest
+ * kept one) and, in *middle, the mean of the middle fifth (the 40th to the
+ * 60th percentile; the trimmed mean where n < 2).  Values from one
+ * distribution put the two within that error of each other; values from
+ * two (some runs slowed part of the time) put them apart by a share of the
+ * slowdown that no standard error shows.  INFINITY where memory is short. */
+double stats_avg_error(const double *v, size_t n, double *middle);
+/* The half-width of agg(second) - agg(first) over n values each, from
+ * their spread: z standard errors of it, and for -avg how far the trimmed
+ * means' difference lies from the middle fifths' (stats_avg_error: what
+ * samples of two speeds move it by).  For the others z standard errors of
+ * the means' difference (wider than the median's; the minimum's and the
+ * maximum's have none of their own). */
+double stats_diff_error(const double *first, const double *second, size_t n, nb_agg agg, double z);
 double stats_min(const double *v, size_t n);
 double stats_max(const double *v, size_t n);
 /* The textbook median (mean of the two middle values for even n), for nb's
