@@ -586,12 +586,13 @@ static void test_agreeing_places_are_averaged(void **state)
     g_slow_at = g_prog[0].base;
     g_slow_by = 0.02;
     double v = measure_pair(10, &o, &po);
-    if (po.placements != 2 || !(fabs(v - (CYCLES_PER_COPY - 0.01)) < 0.004))
+    if (po.placements != 2 || !(fabs(v - (CYCLES_PER_COPY - 0.01)) < 0.006))
         show(v, &o);
     assert_true(po.compared);
     assert_int_equal(po.placements, 2);
     assert_false(po.moved);
-    assert_true(fabs(v - (CYCLES_PER_COPY - 0.01)) < 0.004);
+    /* (the first alone: 1.98, 0.01 off) */
+    assert_true(fabs(v - (CYCLES_PER_COPY - 0.01)) < 0.006);
     assert_right(v, &o);
 }
 
@@ -663,7 +664,7 @@ static void test_front_end_bound_context(void **state)
     /* a loop: the width's, not the probe's slower mean; straight code: the
      * slower of the two */
     assert_true(o.fe_ref_loop == FE_FLOOR);
-    assert_true(o.fe_ref == o.fe.cost && fabs(o.fe.cost - FE_QUIET) < 0.01 * FE_QUIET);
+    assert_true(o.fe_ref == fmax(FE_FLOOR, o.fe.cost) && fabs(o.fe.cost - FE_QUIET) < 0.03 * FE_QUIET);
     assert_true(half_width(&o) >= TSC_FE_CONTEXT_CYCLES / execs);
     g_loops = 10;
     measure_pair(10, &o, NULL);
@@ -1025,7 +1026,8 @@ static void test_big_code_runs_not_judged(void **state)
  * the 2-cycle chain in programs of 100 and 200 copies, the samples
  * aggregated by agg: measure()'s status; the samples of the first and the
  * second program in *block and *block + n (the caller frees it). */
-static int measure_many(size_t n, nb_agg agg, tsc_outcome *o, double **block)
+static int measure_many(size_t n, nb_agg agg, tsc_outcome *o, double **block,
+                        place_outcome *po)
 {
     *block = malloc(6 * n * sizeof **block);
     assert_non_null(*block);
@@ -1040,7 +1042,14 @@ static int measure_many(size_t n, nb_agg agg, tsc_outcome *o, double **block)
     };
     tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .agg = (int)agg};
     nb_error err = {0};
-    return measure(rs, 1, (long)n, &g_cp, 1, &ctr, &ovf, &goal, o, &err);
+    int rc = measure(rs, 1, (long)n, &g_cp, 1, &ctr, &ovf, &goal, o, &err);
+    if (rc || !po)
+        return rc;
+    place_job j = {.params = g_params, .copies = {COPIES_A, COPIES_B}, .loops = {0, 0},
+                   .prog = {&g_prog[0], &g_prog[1]}, .rs = rs, .warm = 1, .n = (long)n,
+                   .cp = &g_cp, .n_ctr = 1, .ctr = &ctr, .ovf = &ovf, .goal = &goal,
+                   .doubles = 6 * n};
+    return place_check(&j, o, po, &err);
 }
 
 /* More samples than the log holds (-n_measurements 200000: no run-level
@@ -1056,7 +1065,7 @@ static void test_unlogged_samples_at_their_clock(void **state)
     double *block, execs = COPIES_B - COPIES_A;
     tsc_outcome o;
     start(0.6, 0.66, 0, 20);
-    assert_int_equal(measure_many(n, AGG_AVG, &o, &block), 0);
+    assert_int_equal(measure_many(n, AGG_AVG, &o, &block, NULL), 0);
     assert_false(o.logged);
     double v = (stats_aggregate(block + n, n, AGG_AVG) - stats_aggregate(block, n, AGG_AVG)) /
                o.ratio / execs;
@@ -1086,7 +1095,7 @@ static void test_many_samples_clock_spans_them(void **state)
      * pass, would see the slower clock as a shared load pipeline) */
     bool has_load = g_cp.has_load;
     g_cp.has_load = false;
-    int rc = measure_many(n, AGG_AVG, &o, &block);
+    int rc = measure_many(n, AGG_AVG, &o, &block, NULL);
     g_cp.has_load = has_load;
     free(block);
     assert_int_equal(rc, 0);
@@ -1113,7 +1122,7 @@ static void test_unlogged_fixed_part(void **state)
     start(0.6, 0.6, 0, 0);
     g_shared_until = ~0u;
     g_shared_by = 0.05;
-    assert_int_equal(measure_many(n, AGG_MEDIAN, &o, &block), 0);
+    assert_int_equal(measure_many(n, AGG_MEDIAN, &o, &block, NULL), 0);
     assert_false(o.logged);
     double diff = stats_aggregate(block + n, n, AGG_MEDIAN) - stats_aggregate(block, n, AGG_MEDIAN);
     free(block);
@@ -1127,6 +1136,43 @@ static void test_unlogged_fixed_part(void **state)
     assert_true(o.context[0] >= TSC_CONTEXT_CYCLES);
 }
 
+/* More samples than the log holds, the second program slow where it lies
+ * (2 cycles a copy more: 6.0 read for 2.0; less is within the linear
+ * check's floor of 8 TSC steps here): not measured again elsewhere
+ * (seconds again), but its probe finds it not linear there, and how far
+ * that can move the difference joins the half-width's fixed part, covering
+ * the miss (six ADDs with -n_measurements 200000 read 2.60 +/- 0.02 once in
+ * six, unflagged, before); code linear where it lies gets nothing. */
+static void test_unlogged_place_share(void **state)
+{
+    (void)state;
+    const size_t n = TSC_LOG_DOUBLES + 4096;
+    double *block, execs = COPIES_B - COPIES_A;
+    tsc_outcome o;
+    place_outcome po;
+    start(0.6, 0.6, 0, 0);
+    assert_int_equal(measure_many(n, AGG_AVG, &o, &block, &po), 0);
+    free(block);
+    assert_false(o.logged);
+    assert_int_equal(po.placements, 1);
+    assert_true(po.off == 0);
+    double before = o.fixed[0];
+    start(0.6, 0.6, 0, 0);
+    g_slow_at = g_prog[1].base;
+    g_slow_by = 2.0;
+    assert_int_equal(measure_many(n, AGG_AVG, &o, &block, &po), 0);
+    free(block);
+    double v = o.diff[0] / o.ratio / execs, miss = (v - CYCLES_PER_COPY) * execs * o.ratio;
+    if (!(fabs(v - 6.0) < 0.05) || !(o.fixed[0] - before >= miss))
+        print_message("value %f, fixed %f ticks (%f before), miss %f, share %f\n", v, o.fixed[0],
+                      before, miss, po.off);
+    assert_true(fabs(v - 6.0) < 0.05);
+    assert_int_equal(po.placements, 1);
+    assert_false(po.moved);
+    assert_true(o.fixed[0] - before >= miss);
+    assert_true(po.off * o.diff[0] >= miss);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1136,6 +1182,7 @@ int main(void)
         cmocka_unit_test(test_clock_moves_within_few_calibrations),
         cmocka_unit_test(test_unlogged_samples_at_their_clock),
         cmocka_unit_test(test_unlogged_fixed_part),
+        cmocka_unit_test(test_unlogged_place_share),
         cmocka_unit_test(test_many_samples_clock_spans_them),
         cmocka_unit_test(test_linear_code_is_placed_once),
         cmocka_unit_test(test_slow_placement_is_left),

@@ -83,6 +83,10 @@
  * every placement tried, x 30 did not). */
 #define PLACE_BIG 32768
 #define PLACE_MEAN 4
+/* What one place can move code beyond PLACE_BIG by (a fraction of its
+ * value), where it is measured at one place alone (samples too many to
+ * log: place_check): one place in four read 15-24 % off the others. */
+#define PLACE_ONE_SHARE 0.25
 /* How far the place moved code the front end bounds (a fraction of its
  * value): 6 ADDs read 2 % off in the processes where they did; compared
  * where this much of the value is beyond half its tolerance. */
@@ -116,6 +120,8 @@ typedef struct place_outcome {
     bool compared;               /* code place.c's compare_wanted, measured at another
                                     place and, where the two disagreed, one more;
                                     moved: a later place was kept */
+    /* samples too many to log (one place, not moved): the share of the
+     * value its place can move it by, in its half-width; otherwise: */
     double off;                  /* how far the value at the first place lay
                                     from the kept one's, or (not moved) the
                                     furthest of the others from the first's,
@@ -125,7 +131,9 @@ typedef struct place_outcome {
 
 /* After measure() gave *to for job j: measures again at another place if
  * the programs were not linear, and leaves the kept placement's outcome in
- * *to, its samples in place.  0, or a status with *err set. */
+ * *to, its samples in place (samples too many to log: not measured again,
+ * what the place can move the value by added to to->fixed instead).  0, or
+ * a status with *err set. */
 int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error *err);
 
 #endif

@@ -152,6 +152,11 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
                 "that the front end bounds: where it meets the harness moves its cost %s, "
                 "JSON harness_context: raise -unroll_count)", e->name, v, u,
                 moved_by(by, sizeof by, "by up to", ro->context));
+    else if (e->uncertain && e->estimated && ro->passes == 0 && ro->placement_off * fabs(v) > tsc_tolerance(v) / 2)
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (measured at "
+                "one place in memory, which can move its cost by %.1f%%, see the backend line: "
+                "fewer -n_measurements measure it at others)", e->name, v, u,
+                100 * ro->placement_off);
     else if (e->uncertain && e->estimated && ro->prelude_spread * fabs(v) > tsc_tolerance(v))
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (what ran "
                 "right before the code moved its cost %s, see the backend line: raise "
@@ -752,7 +757,11 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(moved, sizeof moved, "; the core's clock moved %.1f%% while measured%s",
                  100 * k->clock_moved, k->restarts ? ", after starting over" : "");
     char place[256] = "";
-    if (k->placement_averaged)
+    if (k->passes == 0 && k->placement_off > 0)
+        snprintf(place, sizeof place, "; measured at one place in memory (samples too many to "
+                 "measure again elsewhere: fewer -n_measurements would), what its place can move "
+                 "it by (%.1f%%) in the uncertainty", 100 * k->placement_off);
+    else if (k->placement_averaged)
         snprintf(place, sizeof place, "; code beyond the L1 instruction cache costs what its "
                  "pages make it cost: the middle of %u places in memory (the furthest %+.1f%% from "
                  "the first), their spread in the uncertainty", k->placements,

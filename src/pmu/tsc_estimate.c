@@ -332,7 +332,14 @@ bool tsc_linear(double first, double first_execs, double h0, double h0_hw, doubl
     double copies = first_execs * diff / diff_execs;
     double allow = fmax(TSC_LINEAR_REL * fabs(copies), fmax(TSC_LINEAR_STEPS * step, TSC_LINEAR_TICKS)) + h0_hw +
                    unc * (1 + first_execs / diff_execs);
-    return fabs(first - h0 - copies) <= allow;
+    return fabs(tsc_misfit(first, first_execs, h0, diff, diff_execs)) <= allow;
+}
+
+double tsc_misfit(double first, double first_execs, double h0, double diff, double diff_execs)
+{
+    if (!(first_execs >= 1) || !(diff_execs >= 1))
+        return 0;
+    return first - h0 - first_execs * diff / diff_execs;
 }
 
 /* Whether TSC_STEP_SHARE of the differences lie within `slack` ticks of a

@@ -196,6 +196,9 @@ void tsc_log_rescale(const tsc_log *in, const double *local, double ratio, uint3
 #define TSC_LINEAR_TICKS 160.0
 bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
                 double diff_execs, double unc, double step);
+/* How far `first` lies from h0 plus its executions at the difference's
+ * rate (ticks, signed): what tsc_linear judges; 0 with nothing to compare. */
+double tsc_misfit(double first, double first_execs, double h0, double diff, double diff_execs);
 
 /* The TSC's step (the quantum its readings are rounded to, ticks) from n
  * differences of reads taken a varying time apart: the largest step of

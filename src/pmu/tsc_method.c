@@ -792,11 +792,15 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], s
                         rs[r].samples[c * n + i] *= o->ratio / local[i];
         }
     }
-    /* what the fixed part of the half-width is taken against (measure) */
+    /* what the fixed part of the half-width is taken against (measure), the
+     * first program's aggregate and the samples' noise (place.c's check) */
     for (size_t c = 0; c < w->n_ctr; c++)
-        if (cycles >> c & 1)
-            o->diff[c] = stats_aggregate(rs[1].samples + c * n, n, (nb_agg)goal->agg) -
-                         stats_aggregate(rs[0].samples + c * n, n, (nb_agg)goal->agg);
+        if (cycles >> c & 1) {
+            const double *a = rs[0].samples + c * n, *b = rs[1].samples + c * n;
+            o->first[c] = stats_aggregate(a, n, (nb_agg)goal->agg);
+            o->diff[c] = stats_aggregate(b, n, (nb_agg)goal->agg) - o->first[c];
+            o->noise[c] = stats_diff_error(a, b, n, (nb_agg)goal->agg, TSC_Z);
+        }
 }
 
 /* Whether the outcome saw another thread on the core (its ALUs, its

@@ -258,9 +258,11 @@ typedef struct tsc_outcome {
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
     /* Not logged (more samples than the logs hold): per estimated-cycles
      * counter, the part of a half-width that the samples' spread does not
-     * show (ticks: the harness context, a neighbour's share; what unc
-     * carries besides the runs' noise when logged), with diff the
-     * difference of the samples' aggregates it was taken against. */
+     * show (ticks: the harness context, a neighbour's share, what the
+     * code's place may move it by (place.c); what unc carries besides the
+     * runs' noise when logged), with diff the difference of the samples'
+     * aggregates it was taken against, first the first program's
+     * aggregate, and noise the samples' (stats_diff_error). */
     double fixed[PMU_MAX_GROUP_CTR];
 } tsc_outcome;
 
