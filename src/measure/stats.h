@@ -1,4 +1,5 @@
-/* nb stats: nanoBench's aggregate functions over one run's measurements.
+/* nb stats: nanoBench's aggregate functions over one run's measurements,
+ * and the half-width that the difference of two runs' has from their spread.
  *
  *   AGG_AVG     mean of the values from the 20th to the 80th percentile
  *               (the lowest and highest 20% of the sorted values dropped)
