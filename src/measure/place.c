@@ -92,15 +92,28 @@ static bool probe_for(const place_job *j, probe_time *h)
     return true;
 }
 
+/* What linear() sets against each other: the program with the fewer
+ * copies (its ticks, its executions of the code) and what it should cost
+ * less those executions (h0): the first program against the harness
+ * alone, or the probe against the first program. */
+typedef struct probe_fit {
+    double first, execs, h0;
+} probe_fit;
+
+static probe_fit fit_of(const place_job *j, const tsc_outcome *to, int c, probe_time h)
+{
+    if (h.copies == 0)
+        return (probe_fit){to->first[c], (double)j->copies[0], h.ticks};
+    return (probe_fit){h.ticks, h.execs, to->first[c]};
+}
+
 /* Whether the program with the fewer copies costs the one with the more's
  * less their difference in executions at the difference's rate. */
 static bool linear(const place_job *j, const tsc_outcome *to, int c, probe_time h)
 {
-    if (h.copies == 0)
-        return tsc_linear(to->first[c], (double)j->copies[0], h.ticks, h.hw, to->diff[c],
-                          j->goal->execs, to->noise[c], j->cp->step);
-    return tsc_linear(h.ticks, h.execs, to->first[c], h.hw, to->diff[c], j->goal->execs,
-                      to->noise[c], j->cp->step);
+    probe_fit f = fit_of(j, to, c, h);
+    return tsc_linear(f.first, f.execs, f.h0, h.hw, to->diff[c], j->goal->execs, to->noise[c],
+                      j->cp->step);
 }
 
 /* How far the difference can be off where linear() fails (a share of
@@ -109,11 +122,10 @@ static bool linear(const place_job *j, const tsc_outcome *to, int c, probe_time 
  * the misfit known within the probe's and the runs' noise. */
 static double misfit_share(const place_job *j, const tsc_outcome *to, int c, probe_time h)
 {
-    double base = h.copies == 0 ? (double)j->copies[0] : h.execs;
-    double m = h.copies == 0 ? tsc_misfit(to->first[c], base, h.ticks, to->diff[c], j->goal->execs)
-                             : tsc_misfit(h.ticks, base, to->first[c], to->diff[c], j->goal->execs);
-    double by = (fabs(m) + h.hw + to->noise[c]) * fmax(1, j->goal->execs / base);
-    return to->diff[c] != 0 && base > 0 ? by / fabs(to->diff[c]) : 0;
+    probe_fit f = fit_of(j, to, c, h);
+    double m = tsc_misfit(f.first, f.execs, f.h0, to->diff[c], j->goal->execs);
+    double by = (fabs(m) + h.hw + to->noise[c]) * fmax(1, j->goal->execs / f.execs);
+    return to->diff[c] != 0 && f.execs > 0 ? by / fabs(to->diff[c]) : 0;
 }
 
 /* Times job j's probe (probe_for set h) beside the measurement *to; false

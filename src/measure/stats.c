@@ -52,16 +52,13 @@ double stats_aggregate(const double *v, size_t n, nb_agg agg)
     return r;
 }
 
-double stats_avg_error(const double *v, size_t n, double *middle)
+/* stats_avg_error over values already sorted. */
+static double avg_error_sorted(const double *s, size_t n, double *middle)
 {
-    *middle = stats_aggregate(v, n, AGG_AVG);
-    if (n < 2)
+    if (n < 2) {
+        *middle = n ? s[0] : 0;
         return 0;
-    double *s = malloc(n * sizeof *s);
-    if (!s)
-        return INFINITY;
-    memcpy(s, v, n * sizeof *s);
-    sort_doubles(s, n);
+    }
     /* the winsorized values: each dropped one counts as the nearest kept */
     size_t drop = n / 5, kept = n - 2 * drop;
     double mean = 0, q = 0, mid = 0;
@@ -76,8 +73,30 @@ double stats_avg_error(const double *v, size_t n, double *middle)
     for (size_t i = lo; i < hi; i++)
         mid += s[i];
     *middle = mid / (double)(hi - lo);
-    free(s);
     return sqrt(q / (double)(n - 1) / (double)n) * (double)n / (double)kept;
+}
+
+/* A sorted copy of n values (NULL where memory is short). */
+static double *sorted_copy(const double *v, size_t n)
+{
+    double *s = malloc((n ? n : 1) * sizeof *s);
+    if (s) {
+        memcpy(s, v, n * sizeof *s);
+        sort_doubles(s, n);
+    }
+    return s;
+}
+
+double stats_avg_error(const double *v, size_t n, double *middle)
+{
+    double *s = sorted_copy(v, n);
+    if (!s) {
+        *middle = stats_aggregate(v, n, AGG_AVG);
+        return INFINITY;
+    }
+    double e = avg_error_sorted(s, n, middle);
+    free(s);
+    return e;
 }
 
 /* Standard error of the mean of n values (0 for n < 2). */
@@ -98,10 +117,20 @@ double stats_diff_error(const double *first, const double *second, size_t n, nb_
 {
     if (agg != AGG_AVG)
         return z * hypot(mean_error(first, n), mean_error(second, n));
-    double m0, m1;
-    double e0 = stats_avg_error(first, n, &m0), e1 = stats_avg_error(second, n, &m1);
-    double d = stats_aggregate(second, n, AGG_AVG) - stats_aggregate(first, n, AGG_AVG);
-    return z * hypot(e0, e1) + fabs(d - (m1 - m0));
+    double *a = sorted_copy(first, n), *b = sorted_copy(second, n);
+    double u = INFINITY;
+    if (a && b && n > 0) {
+        /* one sort a run: the trimmed means, their errors, the middle fifths */
+        double m0, m1;
+        double e0 = avg_error_sorted(a, n, &m0), e1 = avg_error_sorted(b, n, &m1);
+        double d = aggregate_sorted(b, n, AGG_AVG) - aggregate_sorted(a, n, AGG_AVG);
+        u = z * hypot(e0, e1) + fabs(d - (m1 - m0));
+    } else if (n == 0) {
+        u = 0;
+    }
+    free(a);
+    free(b);
+    return u;
 }
 
 double stats_min(const double *v, size_t n) { return stats_aggregate(v, n, AGG_MIN); }
