@@ -107,6 +107,9 @@ typedef struct bench_calibration {
      * and its half-width; 0: not known. */
     double lp_slowdown;
     double lp_slowdown_hw;
+    /* The same for stores to one line (the store ports). */
+    double sp_slowdown;
+    double sp_slowdown_hw;
     /* How far the core's clock moved while it was measured, beyond its
      * noise (a fraction, 0: it did not; part of ticks_per_cycle_hw), and
      * how often the measurement started over for it. */

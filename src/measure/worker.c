@@ -410,6 +410,7 @@ static const char *result_damage(const worker_request *job, long n)
         !isfinite(s->fe_slowdown) || !finite_ge0(s->fe_slowdown_hw) ||
         !isfinite(s->ld_slowdown) || !finite_ge0(s->ld_slowdown_hw) ||
         !isfinite(s->lp_slowdown) || !finite_ge0(s->lp_slowdown_hw) ||
+        !isfinite(s->sp_slowdown) || !finite_ge0(s->sp_slowdown_hw) ||
         !finite_ge0(s->load_latency) ||
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
@@ -525,6 +526,8 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->ld_slowdown_hw = s->ld_slowdown_hw;
     out->lp_slowdown = s->lp_slowdown;
     out->lp_slowdown_hw = s->lp_slowdown_hw;
+    out->sp_slowdown = s->sp_slowdown;
+    out->sp_slowdown_hw = s->sp_slowdown_hw;
     out->has_unc = s->has_unc;
     memcpy(out->diff, s->diff, sizeof out->diff);
     memcpy(out->unc, s->unc, sizeof out->unc);

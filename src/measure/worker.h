@@ -109,6 +109,8 @@ typedef struct worker_output {
     double lp_slowdown;          /* how much slower the load-port probe ran
                                     than the quiet core (pmu/tsc_load.h) */
     double lp_slowdown_hw;       /* its half-width */
+    double sp_slowdown;          /* the same for the store-port probe */
+    double sp_slowdown_hw;
     double clock_moved;          /* how far the clock moved while measured
                                     (a fraction; in cal_hw) */
     size_t restarts;             /* measurements started over for it */

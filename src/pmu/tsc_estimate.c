@@ -388,10 +388,10 @@ bool tsc_core_shared(double slowdown, double hw)
 }
 
 bool tsc_neighbour_seen(double alu, double alu_hw, double fe, double ld, double ld_hw,
-                        double lp)
+                        double lp, double sp)
 {
     return tsc_core_shared(alu, alu_hw) || tsc_frontend_shared(fe) || tsc_load_shared(ld, ld_hw) ||
-           tsc_load_port_shared(lp);
+           tsc_port_shared(lp) || tsc_port_shared(sp);
 }
 
 bool tsc_disturbed(const size_t runs[2], const size_t kept[2], const size_t lead[2],

@@ -163,9 +163,9 @@ static void chain_free(cal_chain *c)
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
  * chain is left out if that does not come out a plausible whole number.
  * The probes: the front end's, the load chain's (tsc_load.h) with its
- * latency found the same way, and the load ports'. */
+ * latency found the same way, the load ports' and the store ports'. */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
-              double fe_floor, double lp_floor, nb_error *err)
+              double fe_floor, double lp_floor, double sp_floor, nb_error *err)
 {
     cp->run = run;
     cp->step = 1;
@@ -173,7 +173,9 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_loa
     cp->fe_best = 0;
     cp->lp_floor = lp_floor;
     cp->lp_best = 0;
-    cp->has_probe = cp->has_load = cp->has_lport = false;
+    cp->sp_floor = sp_floor;
+    cp->sp_best = 0;
+    cp->has_probe = cp->has_load = cp->has_lport = cp->has_sport = false;
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
      * immediate ADDs at rename, so an immediate chain runs faster than one
      * cycle per ADD there (seen on an Emerald Rapids guest: "8.9 GHz"). A
@@ -184,6 +186,8 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_loa
     /* the load probe's line, holding its own address */
     static _Alignas(64) uint64_t line[8];
     line[0] = (uintptr_t)line;
+    /* the store-port probe's, a line of its own */
+    static _Alignas(64) uint64_t store_line[8];
     cp->n = 0;
     int rc = cal_chain_build(&cp->ch[0], add1, CAL_LOOP_A, CAL_LOOP_B, 0, err);
     if (rc)
@@ -194,6 +198,8 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_loa
                                 (uintptr_t)line, NULL) == 0;
     cp->has_lport = cal_chain_build(&cp->lport, tsc_probe_load_port, LP_LOOP_A, LP_LOOP_B,
                                     (uintptr_t)line, NULL) == 0;
+    cp->has_sport = cal_chain_build(&cp->sport, tsc_probe_store_port, SP_LOOP_A, SP_LOOP_B,
+                                    (uintptr_t)store_line, NULL) == 0;
     if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, 0, NULL) == 0)
         cp->n = 2;
     double add_v[CAL_POINTS];
@@ -269,6 +275,8 @@ typedef struct tsc_work {
     size_t n_ld;
     double *lp_a, *lp_b;     /* the load-port probe's, n_lp */
     size_t n_lp;
+    double *sp_a, *sp_b;     /* the store-port probe's, n_sp */
+    size_t n_sp;
     nb_error *err;
     int status;              /* an impossible reading stops the measurement */
 } tsc_work;
@@ -428,6 +436,8 @@ static void probe_burst(tsc_work *w)
         probe_pairs(w, &w->cp->load, LD_BURST, w->ld_a, w->ld_b, &w->n_ld);
     if (w->cp->has_lport && w->n_lp == 0)
         probe_pairs(w, &w->cp->lport, LP_BURST, w->lp_a, w->lp_b, &w->n_lp);
+    if (w->cp->has_sport && w->n_sp == 0)
+        probe_pairs(w, &w->cp->sport, SP_BURST, w->sp_a, w->sp_b, &w->n_sp);
 }
 
 /* Sample i of a run (i < 0: a discarded warm-up run).  With the
@@ -561,16 +571,22 @@ static void load_fit(const tsc_work *w, tsc_outcome *o)
                                        &o->ld_slowdown_hw);
 }
 
-/* The load-port probe's runs so far against the clock o found (quiet_fit:
- * the most cycles a load takes on this core, its load ports'). */
-static void load_port_fit(const tsc_work *w, tsc_outcome *o)
+/* The load- and store-port probes' runs so far against the clock o found
+ * (quiet_fit: the most cycles a load or a store takes on this core, its
+ * ports'). */
+static void port_fits(const tsc_work *w, tsc_outcome *o)
 {
     const cal_progs *cp = w->cp;
-    o->lp = (fe_fit){0};
-    o->lp_slowdown = o->lp_slowdown_hw = 0;
-    if (cp->has_lport && o->ratio > 0)
+    o->lp = o->sp = (fe_fit){0};
+    o->lp_slowdown = o->lp_slowdown_hw = o->sp_slowdown = o->sp_slowdown_hw = 0;
+    if (!(o->ratio > 0))
+        return;
+    if (cp->has_lport)
         quiet_fit(w->lp_a, w->lp_b, w->n_lp, cp->lport.ops, o->ratio, cp->lp_floor, cp->lp_best,
                   &o->lp, &o->lp_slowdown, &o->lp_slowdown_hw);
+    if (cp->has_sport)
+        quiet_fit(w->sp_a, w->sp_b, w->n_sp, cp->sport.ops, o->ratio, cp->sp_floor, cp->sp_best,
+                  &o->sp, &o->sp_slowdown, &o->sp_slowdown_hw);
 }
 
 /* Both chains' calibrations (ticks per core cycle) in the order they
@@ -641,7 +657,7 @@ static void clock_fit(const tsc_work *w, tsc_outcome *o)
     o->add_ratio_hw = hw[0];
     frontend_fit(w, o);
     load_fit(w, o);
-    load_port_fit(w, o);
+    port_fits(w, o);
 }
 
 /* The estimated-cycles counters read with rdtsc (a bit each). */
@@ -804,14 +820,14 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], s
 }
 
 /* Whether the outcome saw another thread on the core (its ALUs, its
- * front end, its load pipeline or its load ports) or the runs disturbed
+ * front end, its load pipeline, its load or store ports) or the runs disturbed
  * (not for goal.big code): the measurement
  * starts over for it and, still so, its values take TSC_SHARED_SPAN. */
 static bool core_busy(const tsc_outcome *o)
 {
     double hw, slow = tsc_alu_slowdown(o, &hw);
     return tsc_neighbour_seen(slow, hw, o->fe_slowdown, o->ld_slowdown, o->ld_slowdown_hw,
-                              o->lp_slowdown) ||
+                              o->lp_slowdown, o->sp_slowdown) ||
            o->disturbed;
 }
 
@@ -871,6 +887,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     static double cal_t[2][TSC_CAL_MAX], logt[2][TSC_LOG_DOUBLES];
     static double fe_a[TSC_CAL_MAX], fe_b[TSC_CAL_MAX], ld_a[TSC_CAL_MAX], ld_b[TSC_CAL_MAX];
     static double lp_a[TSC_CAL_MAX], lp_b[TSC_CAL_MAX];
+    static double sp_a[TSC_CAL_MAX], sp_b[TSC_CAL_MAX];
     static double logv[2][TSC_LOG_DOUBLES];
     static uint32_t logs[2][TSC_LOG_DOUBLES];
     static uint8_t logk[2][TSC_LOG_DOUBLES], logp[2][TSC_LOG_DOUBLES];
@@ -879,7 +896,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
                   .cal = {cal_buf[0], cal_buf[1]}, .cal_a = {cal_a[0], cal_a[1]},
                   .cal_b = {cal_b[0], cal_b[1]}, .cal_t = {cal_t[0], cal_t[1]},
                   .fe_a = fe_a, .fe_b = fe_b, .ld_a = ld_a, .ld_b = ld_b, .lp_a = lp_a,
-                  .lp_b = lp_b, .cal_every = 1, .rs = rs};
+                  .lp_b = lp_b, .sp_a = sp_a, .sp_b = sp_b, .cal_every = 1, .rs = rs};
     for (int r = 0; r < 2; r++) {
         rs[r].inner = cp ? INNER_MIN : 1;
         rs[r].n = (size_t)n;
@@ -948,7 +965,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
                 out->restarts++;
             rs[0].log.n = rs[1].log.n = 0;
             w.n_cal[0] = w.n_cal[1] = 0;
-            w.n_fe = w.n_ld = w.n_lp = 0;
+            w.n_fe = w.n_ld = w.n_lp = w.n_sp = 0;
             pass = -1;
             continue;
         }

@@ -117,11 +117,17 @@ typedef struct cal_progs {
     bool has_load;
     /* the load-port probe (tsc_load.h): CAL_BODY independent loads in
      * loops of LP_LOOP_A and LP_LOOP_B iterations, in the first pass; the
-     * most cycles a load takes on this core idle (tsc_load_port_floor; 0:
+     * most cycles a load takes on this core idle (tsc_port_floor; 0:
      * not known) and the fewest a stretch of this process read (as fe_best) */
     cal_chain lport;
     bool has_lport;
     double lp_floor, lp_best;
+    /* the store-port probe (tsc_load.h): CAL_BODY stores to one line in
+     * loops of SP_LOOP_A and SP_LOOP_B iterations, in the first pass; its
+     * floor and best as the load-port probe's */
+    cal_chain sport;
+    bool has_sport;
+    double sp_floor, sp_best;
 } cal_progs;
 
 /* Room for one program's runs: TSC_LOG_DOUBLES readings (runs x counters);
@@ -251,6 +257,9 @@ typedef struct tsc_outcome {
      * quietest stretch ran than the quiet core's (as fe_slowdown) */
     fe_fit lp;
     double lp_slowdown, lp_slowdown_hw;
+    /* the store-port probe's (cycles a store), as the load-port probe's */
+    fe_fit sp;
+    double sp_slowdown, sp_slowdown_hw;
     /* per counter: the core cycles of context in unc (tsc_context_cycles;
      * more than TSC_CONTEXT_CYCLES where the front end bounds the code) */
     double context[PMU_MAX_GROUP_CTR];
@@ -301,10 +310,10 @@ double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref);
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
  * is known, not searched), the front-end probe (fe_floor: see cal_progs)
  * the load probe (hot_load_lat > 0: its latency known, not searched) and
- * the load-port probe (lp_floor: see cal_progs).  0 or a negative status
- * with *err filled. */
+ * the load- and store-port probes (lp_floor, sp_floor: see cal_progs).  0
+ * or a negative status with *err filled. */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
-              double fe_floor, double lp_floor, nb_error *err);
+              double fe_floor, double lp_floor, double sp_floor, nb_error *err);
 void cal_points(const cal_progs *cp, double *v, size_t n);
 /* The TSC's step (cal_progs.step: tsc_step_of over reads a varying spin
  * apart), measured once. */

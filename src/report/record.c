@@ -217,6 +217,8 @@ static jv *backend_json(const bench_result *r)
     jv_set(cal, "load_slowdown_uncertainty", jv_num(k->ld_slowdown_hw));
     jv_set(cal, "load_port_slowdown", jv_num(k->lp_slowdown));
     jv_set(cal, "load_port_slowdown_uncertainty", jv_num(k->lp_slowdown_hw));
+    jv_set(cal, "store_port_slowdown", jv_num(k->sp_slowdown));
+    jv_set(cal, "store_port_slowdown_uncertainty", jv_num(k->sp_slowdown_hw));
     jv_set(cal, "clock_moved", jv_num(k->clock_moved));
     jv_set(cal, "restarts", jv_int((long long)k->restarts));
     jv_set(cal, "placements", jv_int((long long)k->placements));

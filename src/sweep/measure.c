@@ -305,8 +305,10 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
         *alu = fmax(*alu, res.cal.fe_slowdown);
     if (tsc_load_shared(res.cal.ld_slowdown, res.cal.ld_slowdown_hw))
         *alu = fmax(*alu, res.cal.ld_slowdown);
-    if (tsc_load_port_shared(res.cal.lp_slowdown))
+    if (tsc_port_shared(res.cal.lp_slowdown))
         *alu = fmax(*alu, res.cal.lp_slowdown);
+    if (tsc_port_shared(res.cal.sp_slowdown))
+        *alu = fmax(*alu, res.cal.sp_slowdown);
     if (res.cal.disturbed)   /* ... and a disturbed core (tsc_disturbed) */
         *alu = fmax(*alu, TSC_SHARED_SPAN);
     bench_result_free(&res);
