@@ -102,9 +102,17 @@ static void test_diff_error(void **state)
     }
     /* the trimmed means' error: about 3 x 0.05 */
     assert_true(stats_diff_error(a, b, N, AGG_AVG, 3) < 0.5);
-    /* the means' (what the other aggregates get): ten stretched samples
-     * each, 8,000 and 16,000 ticks long, make it some 3 x 56 */
-    assert_true(stats_diff_error(a, b, N, AGG_MEDIAN, 3) > 50);
+    /* the median's difference lies as near the trimmed means' (1001 +/- 1) */
+    assert_true(stats_diff_error(a, b, N, AGG_MEDIAN, 3) < 1.5);
+    /* one sample of the first program 10 ticks fast: the minimum's
+     * difference reads 1010 against the trimmed means' 1001, and its
+     * half-width reaches back to that; the maximum's, 18000 - 9000, by the
+     * whole of its distance */
+    a[7] = 990;
+    double e = stats_diff_error(a, b, N, AGG_MIN, 3);
+    assert_true(e >= 9 && e < 9.5 + 1);
+    e = stats_diff_error(a, b, N, AGG_MAX, 3);
+    assert_true(e >= 9000 - 1001 - 1);
     /* 40 % of the second program's samples 20 % slower: the printed
      * difference 1133.3, 133.3 from the quiet core's 1000; the half-width
      * covers it, where the standard error alone (3 x 10.3) did not */
@@ -115,6 +123,12 @@ static void test_diff_error(void **state)
     double d = stats_aggregate(b, N, AGG_AVG) - stats_aggregate(a, N, AGG_AVG);
     assert_float_equal(d, 1133.333333, 1e-3);
     assert_true(stats_diff_error(a, b, N, AGG_AVG, 3) >= d - 1000);
+    /* with the other aggregates: the minimums' difference, 1000, by its
+     * distance from the trimmed means'; the medians', 1000 too (the
+     * upper middle of 1,000 samples is a quiet one) */
+    double avg = stats_diff_error(a, b, N, AGG_AVG, 3);
+    assert_float_equal(stats_diff_error(a, b, N, AGG_MIN, 3), avg + d - 1000, 1e-6);
+    assert_float_equal(stats_diff_error(a, b, N, AGG_MEDIAN, 3), avg + d - 1000, 1e-6);
 }
 
 static void test_normalize(void **state)

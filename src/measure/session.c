@@ -81,7 +81,8 @@ static double raw_uncertainty(const bench_event_result *e, const worker_output *
      * for IMUL chains of 70,000 samples, or lay below what the value
      * missed by: an ADD pair 1.9978 +/- 0.0015), and samples of two
      * speeds, which move them by more than that (an IMUL chain read
-     * 3.0024, its error 0.0017, its middle fifths 0.0079 from it) */
+     * 3.0024, its error 0.0017, its middle fifths 0.0079 from it); the
+     * other aggregates by their distance from the trimmed means too */
     double u = stats_diff_error(e->samples[0], e->samples[1], e->n_samples, agg, TSC_Z);
     /* estimated cycles whose runs the tsc method could not keep (more
      * samples than its log holds): the clock's share too (a clock that

@@ -99,24 +99,14 @@ double stats_avg_error(const double *v, size_t n, double *middle)
     return e;
 }
 
-/* Standard error of the mean of n values (0 for n < 2). */
-static double mean_error(const double *v, size_t n)
+/* agg of n sorted values, min and max too. */
+static double any_sorted(const double *s, size_t n, nb_agg agg)
 {
-    if (n < 2)
-        return 0;
-    double m = 0, q = 0;
-    for (size_t i = 0; i < n; i++)
-        m += v[i];
-    m /= (double)n;
-    for (size_t i = 0; i < n; i++)
-        q += (v[i] - m) * (v[i] - m);
-    return sqrt(q / (double)(n - 1) / (double)n);
+    return agg == AGG_MIN ? s[0] : agg == AGG_MAX ? s[n - 1] : aggregate_sorted(s, n, agg);
 }
 
 double stats_diff_error(const double *first, const double *second, size_t n, nb_agg agg, double z)
 {
-    if (agg != AGG_AVG)
-        return z * hypot(mean_error(first, n), mean_error(second, n));
     double *a = sorted_copy(first, n), *b = sorted_copy(second, n);
     double u = INFINITY;
     if (a && b && n > 0) {
@@ -125,6 +115,8 @@ double stats_diff_error(const double *first, const double *second, size_t n, nb_
         double e0 = avg_error_sorted(a, n, &m0), e1 = avg_error_sorted(b, n, &m1);
         double d = aggregate_sorted(b, n, AGG_AVG) - aggregate_sorted(a, n, AGG_AVG);
         u = z * hypot(e0, e1) + fabs(d - (m1 - m0));
+        if (agg != AGG_AVG)
+            u += fabs(any_sorted(b, n, agg) - any_sorted(a, n, agg) - d);
     } else if (n == 0) {
         u = 0;
     }

@@ -26,11 +26,12 @@ double stats_aggregate(const double *v, size_t n, nb_agg agg);
  * slowdown that no standard error shows.  INFINITY where memory is short. */
 double stats_avg_error(const double *v, size_t n, double *middle);
 /* The half-width of agg(second) - agg(first) over n values each, from
- * their spread: z standard errors of it, and for -avg how far the trimmed
- * means' difference lies from the middle fifths' (stats_avg_error: what
- * samples of two speeds move it by).  For the others z standard errors of
- * the means' difference (wider than the median's; the minimum's and the
- * maximum's have none of their own). */
+ * their spread: z standard errors of the trimmed means' difference and
+ * how far it lies from the middle fifths' (stats_avg_error: what samples
+ * of two speeds move it by); for the other aggregates, whose own error
+ * the spread does not give (the minimum's and the maximum's lie where the
+ * noise put a few samples), that and how far their difference lies from
+ * the trimmed means' (as the tsc method's agg_off). */
 double stats_diff_error(const double *first, const double *second, size_t n, nb_agg agg, double z);
 double stats_min(const double *v, size_t n);
 double stats_max(const double *v, size_t n);
