@@ -62,33 +62,11 @@ static void test_threshold(void **state)
     assert_true(tsc_load_slowdown(&f, 0, 0.001, &hw) == 0 && hw == 0);
 }
 
-/* The port probes' floors: the loads and the stores a cycle of the cores
- * nb knows, none for the others; their threshold. */
-static void test_ports(void **state)
-{
-    (void)state;
-    assert_true(tsc_port_floor("Zen5", false) == 0.25);
-    assert_true(fabs(tsc_port_floor("Zen4", false) - 1.0 / 3) < 1e-12);
-    assert_true(fabs(tsc_port_floor("SapphireRapids", false) - 1.0 / 3) < 1e-12);
-    assert_true(tsc_port_floor("Skylake", false) == 0.5);
-    assert_true(tsc_port_floor("Zen5", true) == 0.5);
-    assert_true(tsc_port_floor("Zen2", true) == 1);
-    assert_true(tsc_port_floor("Skylake", true) == 1);
-    assert_true(tsc_port_floor("IceLake", true) == 0.5);
-    assert_true(tsc_port_floor("AlderLakeE", false) == 0);
-    assert_true(tsc_port_floor("AlderLakeE", true) == 0);
-    assert_true(tsc_port_floor(NULL, true) == 0);
-    assert_false(tsc_port_shared(LP_SHARED));
-    assert_true(tsc_port_shared(0.12));
-    assert_false(tsc_port_shared(-0.1));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slowdown),
         cmocka_unit_test(test_threshold),
-        cmocka_unit_test(test_ports),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

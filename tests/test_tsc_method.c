@@ -35,12 +35,10 @@
 #define FE_QUIET (1.02 / 6)
 /* the load probe's latency on the simulated core */
 #define LOAD_LAT 5.0
-/* a load of the load-port probe: 3 a cycle at most, quiet 1 % above; a
- * store of the store-port probe: 2 a cycle at most, quiet 1 % above */
-#define LP_FLOOR (1.0 / 3)
-#define LP_QUIET (1.01 / 3)
-#define SP_FLOOR 0.5
-#define SP_QUIET 0.505
+/* an instruction of each port probe on the simulated core: at most 3
+ * loads, 2 stores and 4 POPCNTs a cycle, quiet 1 % above */
+static const double g_port_floor[TSC_PORTS] = {1.0 / 3, 0.5, 0.25};
+#define PORT_QUIET(k) (1.01 * g_port_floor[k])
 
 static cal_progs g_cp;
 static codegen_params g_params;
@@ -61,10 +59,10 @@ static double g_fe_shared_by;       /* ...by this fraction */
 static unsigned g_ld_shared_until;  /* the load probe runs slow for as many calibration
                                        programs (another thread shares the load pipeline) */
 static double g_ld_shared_by;       /* ...by this fraction */
-static unsigned g_port_shared_until[2];  /* the load-port [0] or store-port [1] probe
-                                            runs slow for as many calibration programs
-                                            (another thread shares those ports) */
-static double g_port_shared_by[2];       /* ...by this fraction */
+static unsigned g_port_shared_until[TSC_PORTS];  /* port probe k runs slow for as many
+                                                    calibration programs (another
+                                                    thread shares those ports) */
+static double g_port_shared_by[TSC_PORTS];       /* ...by this fraction */
 static unsigned g_disturb_until;    /* every third run of the two programs runs slow
                                        until as many calibration programs ran (a
                                        neighbour coming and going) */
@@ -90,14 +88,12 @@ static double prog_cycles(const codegen_prog *p)
         double load = LOAD_LAT * (g_cal_calls < g_ld_shared_until ? 1 + g_ld_shared_by : 1);
         return HARNESS_CYCLES + (p == &g_cp.load.a ? LD_LOOP_A : LD_LOOP_B) * CAL_BODY * load;
     }
-    const cal_chain *port[2] = {&g_cp.lport, &g_cp.sport};
-    const double quiet[2] = {LP_QUIET, SP_QUIET};
-    const long loops[2][2] = {{LP_LOOP_A, LP_LOOP_B}, {SP_LOOP_A, SP_LOOP_B}};
-    for (int k = 0; k < 2; k++)
-        if (p == &port[k]->a || p == &port[k]->b) {
-            double op = quiet[k] *
+    for (int k = 0; k < TSC_PORTS; k++)
+        if (p == &g_cp.port[k].a || p == &g_cp.port[k].b) {
+            double op = PORT_QUIET(k) *
                         (g_cal_calls < g_port_shared_until[k] ? 1 + g_port_shared_by[k] : 1);
-            return HARNESS_CYCLES + loops[k][p == &port[k]->b] * CAL_BODY * op;
+            long loops = p == &g_cp.port[k].b ? tsc_ports[k].loop_b : tsc_ports[k].loop_a;
+            return HARNESS_CYCLES + (double)loops * CAL_BODY * op;
         }
     for (size_t k = 0; k < g_cp.n; k++) {
         /* as cal_build makes them: the IMUL chain a third of the loops */
@@ -216,7 +212,7 @@ static int setup(void **state)
     }
     /* the IMUL chain's and the load probe's latency given, so that nothing
      * is searched */
-    if (cal_build(&g_cp, fake_run, 3.0, LOAD_LAT, FE_FLOOR, LP_FLOOR, SP_FLOOR, &err))
+    if (cal_build(&g_cp, fake_run, 3.0, LOAD_LAT, FE_FLOOR, g_port_floor, &err))
         return -1;
     /* the simulated TSC's step, whatever this machine's is: the coarse one
      * of an AMD host (on a fine TSC the first pass pins the pair down, and
@@ -251,10 +247,8 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     g_loops = 0;
     g_cp.fe_floor = FE_FLOOR;
     g_cp.fe_best = 0;
-    g_cp.lp_floor = LP_FLOOR;
-    g_cp.lp_best = 0;
-    g_cp.sp_floor = SP_FLOOR;
-    g_cp.sp_best = 0;
+    memcpy(g_cp.port_floor, g_port_floor, sizeof g_cp.port_floor);
+    memset(g_cp.port_best, 0, sizeof g_cp.port_best);
 }
 
 /* The value's half-width per copy. */
@@ -889,14 +883,15 @@ static void test_shared_loads_throughout(void **state)
     assert_false(tsc_load_shared(o.ld_slowdown, o.ld_slowdown_hw));
 }
 
-/* The load ports (port 0) or the store ports (1) shared throughout: loads
- * that do not wait on each other or stores run 25 % slow while the ADD
- * chain, the NOP loop and the chain of loads keep their pace (as a
+/* The load ports, the store ports or the ALUs shared throughout (each in
+ * turn): a port probe's instructions, which do not wait on each other, run
+ * 25 % slow while the ADD chain, the NOP loop and the chain of loads keep
+ * their pace (as a
  * neighbour of a Zen 5 guest's host, beside which a store-load pair read
  * 0.68 +/- 0.02, unflagged, against 0.50): the measurement starts over,
  * then says so with the probe's slowdown, and the half-width reaches down
  * to what a quiet core may take.  Without the probe, nothing is seen.  A
- * probe within LP_SHARED of the floor claims nothing. */
+ * probe within TSC_PORT_SHARED of the floor claims nothing. */
 static void shared_ports_throughout(int port)
 {
     tsc_outcome o;
@@ -904,52 +899,48 @@ static void shared_ports_throughout(int port)
     g_port_shared_until[port] = ~0u;
     g_port_shared_by[port] = 0.25;
     double v = measure_pair(10, &o, NULL);
-    double slow[2] = {o.lp_slowdown, o.sp_slowdown};
-    if (o.restarts != TSC_SHARED_RESTARTS || !tsc_port_shared(slow[port]) ||
-        tsc_port_shared(slow[!port]))
+    if (o.restarts != TSC_SHARED_RESTARTS || !tsc_port_shared(o.port_slowdown[port]))
         show(v, &o);
     assert_int_equal(o.restarts, TSC_SHARED_RESTARTS);
-    assert_true(tsc_port_shared(slow[port]));
-    assert_false(tsc_port_shared(slow[!port]));
-    assert_true(fabs(slow[port] - (1.25 * 1.01 - 1)) < 0.02);
+    for (int k = 0; k < TSC_PORTS; k++)
+        assert_true(tsc_port_shared(o.port_slowdown[k]) == (k == port));
+    assert_true(fabs(o.port_slowdown[port] - (1.25 * 1.01 - 1)) < 0.02);
     assert_true(half_width(&o) >= TSC_SHARED_SPAN * v);
     start(0.6, 0.6, 0, 0);
     g_port_shared_until[port] = ~0u;
-    g_port_shared_by[port] = 0.01;   /* within LP_SHARED of a quiet core */
+    g_port_shared_by[port] = 0.01;   /* within TSC_PORT_SHARED of a quiet core */
     measure_pair(10, &o, NULL);
-    double cost[2] = {o.lp.cost, o.sp.cost}, quiet[2] = {LP_QUIET, SP_QUIET};
     assert_int_equal(o.restarts, 0);
-    assert_false(tsc_port_shared(o.lp_slowdown) || tsc_port_shared(o.sp_slowdown));
-    assert_true(fabs(cost[port] - 1.01 * quiet[port]) < 0.01 * quiet[port]);
+    for (int k = 0; k < TSC_PORTS; k++)
+        assert_false(tsc_port_shared(o.port_slowdown[k]));
+    assert_true(fabs(o.port[port].cost - 1.01 * PORT_QUIET(port)) < 0.01 * PORT_QUIET(port));
 }
 
-static void test_shared_load_ports_throughout(void **state)
+static void test_shared_ports_throughout(void **state)
 {
     (void)state;
-    shared_ports_throughout(0);
+    for (int k = 0; k < TSC_PORTS; k++)
+        shared_ports_throughout(k);
 }
 
-static void test_shared_store_ports_throughout(void **state)
-{
-    (void)state;
-    shared_ports_throughout(1);
-}
-
-/* The load or store ports shared for the first pass only: the measurement
+/* The ports shared for the first pass only (each in turn): the measurement
  * starts over and, the neighbour gone, reads right unshared; the quietest
- * stretch this process saw (lp_best, sp_best) then counts as the quiet
+ * stretch this process saw (port_best) then counts as the quiet
  * core where no floor is known. */
 static void shared_ports_start_over(int port)
 {
     tsc_outcome o;
     start(0.6, 0.6, 0, 0);
-    g_cp.lp_floor = g_cp.sp_floor = 0;
-    g_cp.lp_best = LP_QUIET;
-    g_cp.sp_best = SP_QUIET;
+    for (int k = 0; k < TSC_PORTS; k++) {
+        g_cp.port_floor[k] = 0;
+        g_cp.port_best[k] = PORT_QUIET(k);
+    }
     g_port_shared_until[port] = 20;
     g_port_shared_by[port] = 0.25;
     double v = measure_pair(10, &o, NULL);
-    bool seen = tsc_port_shared(o.lp_slowdown) || tsc_port_shared(o.sp_slowdown);
+    bool seen = false;
+    for (int k = 0; k < TSC_PORTS; k++)
+        seen |= tsc_port_shared(o.port_slowdown[k]);
     if (o.restarts < 1 || seen)
         show(v, &o);
     assert_right(v, &o);
@@ -957,16 +948,11 @@ static void shared_ports_start_over(int port)
     assert_false(seen);
 }
 
-static void test_shared_load_ports_start_over(void **state)
+static void test_shared_ports_start_over(void **state)
 {
     (void)state;
-    shared_ports_start_over(0);
-}
-
-static void test_shared_store_ports_start_over(void **state)
-{
-    (void)state;
-    shared_ports_start_over(1);
+    for (int k = 0; k < TSC_PORTS; k++)
+        shared_ports_start_over(k);
 }
 
 /* A third of the programs' runs half as long again during the first pass
@@ -1244,10 +1230,8 @@ int main(void)
         cmocka_unit_test(test_shared_front_end_throughout),
         cmocka_unit_test(test_shared_front_end_against_earlier),
         cmocka_unit_test(test_shared_loads_start_over),
-        cmocka_unit_test(test_shared_load_ports_throughout),
-        cmocka_unit_test(test_shared_load_ports_start_over),
-        cmocka_unit_test(test_shared_store_ports_throughout),
-        cmocka_unit_test(test_shared_store_ports_start_over),
+        cmocka_unit_test(test_shared_ports_throughout),
+        cmocka_unit_test(test_shared_ports_start_over),
         cmocka_unit_test(test_shared_loads_throughout),
         cmocka_unit_test(test_disturbed_runs_start_over),
         cmocka_unit_test(test_disturbed_runs_throughout),

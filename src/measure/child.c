@@ -363,7 +363,7 @@ static void child_ready(const worker_job *w, size_t r14_size)
 static struct {
     bool bmi2, avx, amx, avx512;
     double fe_floor;   /* tsc_frontend_floor of this core */
-    double lp_floor, sp_floor;   /* tsc_port_floor's, loads and stores */
+    double port_floor[TSC_PORTS];   /* tsc_port_floor's */
 } g_isa;
 
 static void child_isa(void)
@@ -375,8 +375,8 @@ static void child_isa(void)
     g_isa.amx = ci.has_amx_tile;
     g_isa.avx512 = ci.has_avx && ci.has_avx512f;
     g_isa.fe_floor = tsc_frontend_floor(evdb_uarch_for_cpu(&ci));
-    g_isa.lp_floor = tsc_port_floor(evdb_uarch_for_cpu(&ci), false);
-    g_isa.sp_floor = tsc_port_floor(evdb_uarch_for_cpu(&ci), true);
+    for (int k = 0; k < TSC_PORTS; k++)
+        g_isa.port_floor[k] = tsc_port_floor(evdb_uarch_for_cpu(&ci), k);
 }
 
 /* Linux hands out AMX tile state only on request: ask, so that AMX code
@@ -513,10 +513,8 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->fe_slowdown_hw = to->fe_slowdown_hw;
     h->ld_slowdown = to->ld_slowdown;
     h->ld_slowdown_hw = to->ld_slowdown_hw;
-    h->lp_slowdown = to->lp_slowdown;
-    h->lp_slowdown_hw = to->lp_slowdown_hw;
-    h->sp_slowdown = to->sp_slowdown;
-    h->sp_slowdown_hw = to->sp_slowdown_hw;
+    memcpy(h->port_slowdown, to->port_slowdown, sizeof h->port_slowdown);
+    memcpy(h->port_slowdown_hw, to->port_slowdown_hw, sizeof h->port_slowdown_hw);
     h->disturbed = to->disturbed;
     h->clock_moved = to->drift / ratio;
     h->restarts = to->restarts;
@@ -649,7 +647,7 @@ static void child_run(double *samples)
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
         if (cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, g_start.hot_load_lat,
-                      g_isa.fe_floor, g_isa.lp_floor, g_isa.sp_floor, &err))
+                      g_isa.fe_floor, g_isa.port_floor, &err))
             child_fail(&err);
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();
@@ -720,13 +718,13 @@ static void child_run(double *samples)
         place_outcome po = {.placements = 1};
         if (cpp && place_check(&pj, &to, &po, &err))
             child_fail(&err);
-        /* the quietest the front end and the load and store ports have been in this
+        /* the quietest the front end and the ports have been in this
          * process, for the measurements after this one (tsc_frontend.h,
          * tsc_load.h) */
         if (cpp) {
             keep_least(&g_cal.cp.fe_best, to.fe.best);
-            keep_least(&g_cal.cp.lp_best, to.lp.best);
-            keep_least(&g_cal.cp.sp_best, to.sp.best);
+            for (int k = 0; k < TSC_PORTS; k++)
+                keep_least(&g_cal.cp.port_best[k], to.port[k].best);
         }
         h->placements = po.placements;
         h->placement_moved = po.moved;

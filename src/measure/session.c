@@ -125,8 +125,7 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
      * NOPs), so the interval holds only where nothing shared the core */
     bool shared = e->estimated &&
                   tsc_neighbour_seen(ro->alu_slowdown, ro->alu_slowdown_hw, ro->fe_slowdown,
-                                     ro->ld_slowdown, ro->ld_slowdown_hw, ro->lp_slowdown,
-                                     ro->sp_slowdown);
+                                     ro->ld_slowdown, ro->ld_slowdown_hw, ro->port_slowdown);
     /* or came and went: a fifth of a program's runs or more far above the
      * rest, and those kept slowed part of the way (tsc_disturbed) */
     bool disturbed = e->estimated && ro->disturbed;
@@ -278,10 +277,8 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.fe_slowdown_hw = ro->fe_slowdown_hw;
         r->cal.ld_slowdown = ro->ld_slowdown;
         r->cal.ld_slowdown_hw = ro->ld_slowdown_hw;
-        r->cal.lp_slowdown = ro->lp_slowdown;
-        r->cal.lp_slowdown_hw = ro->lp_slowdown_hw;
-        r->cal.sp_slowdown = ro->sp_slowdown;
-        r->cal.sp_slowdown_hw = ro->sp_slowdown_hw;
+        memcpy(r->cal.port_slowdown, ro->port_slowdown, sizeof r->cal.port_slowdown);
+        memcpy(r->cal.port_slowdown_hw, ro->port_slowdown_hw, sizeof r->cal.port_slowdown_hw);
         r->cal.clock_moved = ro->clock_moved;
         r->cal.restarts = ro->restarts;
         r->cal.placements = ro->placements;
@@ -726,14 +723,13 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
      * uncertainty: something shares the core's ALUs; the NOP loop slower
      * than the quiet core's: something shares its front end; the chain of
      * loads slower than its latency: something shares its load pipeline;
-     * independent loads or stores slower than the quiet core's: its load
-     * or store ports; a
-     * sibling hyperthread only where this system has SMT on */
-    char busy[480] = "", what[320] = "", smt[8] = "";
+     * a port probe slower than the quiet core's: its load ports, store
+     * ports or ALUs; a sibling hyperthread only where this system has SMT
+     * on */
+    char busy[560] = "", what[400] = "", smt[8] = "";
     bool alu = tsc_core_shared(k->alu_slowdown, k->alu_slowdown_hw),
          fe = tsc_frontend_shared(k->fe_slowdown),
-         ld = tsc_load_shared(k->ld_slowdown, k->ld_slowdown_hw),
-         lp = tsc_port_shared(k->lp_slowdown), sp = tsc_port_shared(k->sp_slowdown);
+         ld = tsc_load_shared(k->ld_slowdown, k->ld_slowdown_hw), any = alu || fe || ld;
     if (alu)
         snprintf(what, sizeof what, "1-cycle ALU chains ran %.1f%% slow, +/- %.1f%%",
                  100 * k->alu_slowdown, 100 * k->alu_slowdown_hw);
@@ -745,15 +741,14 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(what + strlen(what), sizeof what - strlen(what),
                  "%sa chain of L1 loads ran %.1f%% slower than its latency, +/- %.1f%%",
                  alu || fe ? "; " : "", 100 * k->ld_slowdown, 100 * k->ld_slowdown_hw);
-    if (lp)
-        snprintf(what + strlen(what), sizeof what - strlen(what),
-                 "%sloads from one L1 line ran %.0f%% slower than on a quiet core",
-                 alu || fe || ld ? "; " : "", 100 * k->lp_slowdown);
-    if (sp)
-        snprintf(what + strlen(what), sizeof what - strlen(what),
-                 "%sstores to one L1 line ran %.0f%% slower than on a quiet core",
-                 alu || fe || ld || lp ? "; " : "", 100 * k->sp_slowdown);
-    if (alu || fe || ld || lp || sp)
+    for (int p = 0; p < TSC_PORTS; p++)
+        if (tsc_port_shared(k->port_slowdown[p])) {
+            snprintf(what + strlen(what), sizeof what - strlen(what),
+                     "%s%s ran %.0f%% slower than on a quiet core", any ? "; " : "",
+                     tsc_ports[p].what, 100 * k->port_slowdown[p]);
+            any = true;
+        }
+    if (any)
         snprintf(busy, sizeof busy, "; %s (%s)", what,
                  file_read_line("", "/sys/devices/system/cpu/smt/active", smt, sizeof smt) &&
                          strcmp(smt, "1") == 0

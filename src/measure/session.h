@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pmu/tsc_ports.h"
 #include "sys/cpu.h"
 #include "sys/error.h"
 #include "events/config.h"
@@ -102,14 +103,12 @@ typedef struct bench_calibration {
      * and its half-width; 0: not known. */
     double ld_slowdown;
     double ld_slowdown_hw;
-    /* How much slower loads that do not wait on each other ran than the
-     * quiet core's (pmu/tsc_load.h: another thread sharing the load ports),
-     * and its half-width; 0: not known. */
-    double lp_slowdown;
-    double lp_slowdown_hw;
-    /* The same for stores to one line (the store ports). */
-    double sp_slowdown;
-    double sp_slowdown_hw;
+    /* How much slower each port probe's instructions, which do not wait
+     * on each other, ran than the quiet core's (pmu/tsc_ports.h: another
+     * thread sharing the load ports, the store ports, the ALUs), and its
+     * half-width; 0: not known. */
+    double port_slowdown[TSC_PORTS];
+    double port_slowdown_hw[TSC_PORTS];
     /* How far the core's clock moved while it was measured, beyond its
      * noise (a fraction, 0: it did not; part of ticks_per_cycle_hw), and
      * how often the measurement started over for it. */

@@ -361,6 +361,14 @@ static bool status_ok(int st) { return st <= 0 && st >= NB_ERESOURCE; }
 
 static bool finite_ge0(double v) { return isfinite(v) && v >= 0; }
 
+static bool ports_sane(const shared_hdr *s)
+{
+    for (int k = 0; k < TSC_PORTS; k++)
+        if (!isfinite(s->port_slowdown[k]) || !finite_ge0(s->port_slowdown_hw[k]))
+            return false;
+    return true;
+}
+
 /* What is wrong with the fault record, or NULL. */
 static const char *fault_damage(const fault_record *f)
 {
@@ -409,8 +417,7 @@ static const char *result_damage(const worker_request *job, long n)
         !isfinite(s->alu_slowdown) || !finite_ge0(s->imul_latency) ||
         !isfinite(s->fe_slowdown) || !finite_ge0(s->fe_slowdown_hw) ||
         !isfinite(s->ld_slowdown) || !finite_ge0(s->ld_slowdown_hw) ||
-        !isfinite(s->lp_slowdown) || !finite_ge0(s->lp_slowdown_hw) ||
-        !isfinite(s->sp_slowdown) || !finite_ge0(s->sp_slowdown_hw) ||
+        !ports_sane(s) ||
         !finite_ge0(s->load_latency) ||
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
@@ -524,10 +531,8 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->fe_slowdown_hw = s->fe_slowdown_hw;
     out->ld_slowdown = s->ld_slowdown;
     out->ld_slowdown_hw = s->ld_slowdown_hw;
-    out->lp_slowdown = s->lp_slowdown;
-    out->lp_slowdown_hw = s->lp_slowdown_hw;
-    out->sp_slowdown = s->sp_slowdown;
-    out->sp_slowdown_hw = s->sp_slowdown_hw;
+    memcpy(out->port_slowdown, s->port_slowdown, sizeof out->port_slowdown);
+    memcpy(out->port_slowdown_hw, s->port_slowdown_hw, sizeof out->port_slowdown_hw);
     out->has_unc = s->has_unc;
     memcpy(out->diff, s->diff, sizeof out->diff);
     memcpy(out->unc, s->unc, sizeof out->unc);

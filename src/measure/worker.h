@@ -42,6 +42,7 @@
 
 #include "harness/fragment.h"
 #include "pmu/pmu.h"
+#include "pmu/tsc_ports.h"
 #include "sys/error.h"
 
 /* The numbers of the options the engine uses, built once by the caller
@@ -106,11 +107,10 @@ typedef struct worker_output {
     double ld_slowdown;          /* how much slower the load probe ran than its
                                     latency (pmu/tsc_load.h) */
     double ld_slowdown_hw;       /* its half-width */
-    double lp_slowdown;          /* how much slower the load-port probe ran
-                                    than the quiet core (pmu/tsc_load.h) */
-    double lp_slowdown_hw;       /* its half-width */
-    double sp_slowdown;          /* the same for the store-port probe */
-    double sp_slowdown_hw;
+    double port_slowdown[TSC_PORTS];      /* how much slower each port probe
+                                             ran than the quiet core
+                                             (pmu/tsc_ports.h) */
+    double port_slowdown_hw[TSC_PORTS];   /* its half-width */
     double clock_moved;          /* how far the clock moved while measured
                                     (a fraction; in cal_hw) */
     size_t restarts;             /* measurements started over for it */

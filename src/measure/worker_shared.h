@@ -91,8 +91,7 @@ typedef struct shared_hdr {
     double alu_slowdown, alu_slowdown_hw;
     double fe_slowdown, fe_slowdown_hw;   /* tsc_outcome's */
     double ld_slowdown, ld_slowdown_hw;   /* tsc_outcome's */
-    double lp_slowdown, lp_slowdown_hw;   /* tsc_outcome's */
-    double sp_slowdown, sp_slowdown_hw;   /* tsc_outcome's */
+    double port_slowdown[TSC_PORTS], port_slowdown_hw[TSC_PORTS];   /* tsc_outcome's */
     bool disturbed;                       /* tsc_outcome's */
     double clock_moved;      /* tsc_outcome.drift over the clock */
     size_t restarts;

@@ -28,6 +28,7 @@
 #include "lib/sort.h"
 #include "pmu/tsc_frontend.h"
 #include "pmu/tsc_load.h"
+#include "pmu/tsc_ports.h"
 
 bool tsc_log_add_after(tsc_log *l, const double *v, uint32_t sample, unsigned p)
 {
@@ -388,10 +389,12 @@ bool tsc_core_shared(double slowdown, double hw)
 }
 
 bool tsc_neighbour_seen(double alu, double alu_hw, double fe, double ld, double ld_hw,
-                        double lp, double sp)
+                        const double *port)
 {
-    return tsc_core_shared(alu, alu_hw) || tsc_frontend_shared(fe) || tsc_load_shared(ld, ld_hw) ||
-           tsc_port_shared(lp) || tsc_port_shared(sp);
+    bool seen = tsc_core_shared(alu, alu_hw) || tsc_frontend_shared(fe) || tsc_load_shared(ld, ld_hw);
+    for (int k = 0; k < TSC_PORTS; k++)
+        seen |= tsc_port_shared(port[k]);
+    return seen;
 }
 
 bool tsc_disturbed(const size_t runs[2], const size_t kept[2], const size_t lead[2],

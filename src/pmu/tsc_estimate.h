@@ -226,12 +226,11 @@ bool tsc_core_shared(double slowdown, double hw);
 
 /* Whether any probe saw another thread on the core: the ADD chain
  * (tsc_core_shared: alu, alu_hw), the NOP loop (tsc_frontend_shared: fe),
- * the chain of loads (tsc_load_shared: ld, ld_hw), the loads that do not
- * wait on each other or the stores (tsc_port_shared: lp, sp).  The one
- * place that says which probes count, for the measuring process and for
- * the flags. */
+ * the chain of loads (tsc_load_shared: ld, ld_hw) or a port probe
+ * (tsc_port_shared: port, TSC_PORTS of them).  The one place that says
+ * which probes count, for the measuring process and for the flags. */
 bool tsc_neighbour_seen(double alu, double alu_hw, double fe, double ld, double ld_hw,
-                        double lp, double sp);
+                        const double *port);
 
 /* Whether a program's runs show the core disturbed while they ran: of one
  * program's runs (TSC_KEPT_RUNS at least), fewer than TSC_KEPT_MIN read

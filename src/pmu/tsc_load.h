@@ -1,5 +1,5 @@
-/* nb tsc load probes: whether another thread shared the core's load
- * pipeline, or its load or store ports, while the tsc backend measured.
+/* nb tsc load probe: whether another thread shared the core's load
+ * pipeline while the tsc backend measured (its load ports: tsc_ports.h).
  *
  * The ADD chain beside the clock (tsc_core_shared) sees a neighbour that
  * competes for the ALUs, the loop of NOPs (tsc_frontend.h) one that shares
@@ -52,59 +52,5 @@ double tsc_load_slowdown(const fe_fit *f, double latency, double clock_rel, doub
  * be off.) */
 #define LD_SHARED 0.01
 bool tsc_load_shared(double slowdown, double hw);
-
-/* The load-port probe.  A chain waits on one load at a time and hardly
- * notices a neighbour that keeps the load ports busy: on a Zen 5 guest,
- * while the host ran such a neighbour for minutes at a time, independent
- * loads from one L1 line ran 12-36 % slower (0.28-0.34 cycles a load
- * against 0.250), a store and a load of one address a copy 0.68-0.86
- * against 0.50, and the L1 load chain, the ADD chain and the NOP loop
- * within 0-2 % of a quiet core's: a single run of that store-load pair read
- * 0.68 +/- 0.02, unflagged.  So the first pass of every start also times
- * loops of loads that do not wait on each other (`ds mov rax, [r14]`, the
- * line R14 points to), LP_BURST pairs of programs LP_LOOP_B - LP_LOOP_A
- * iterations of CAL_BODY loads apart (8,000 loads, ~2,000 cycles at 4 a
- * cycle).  Six pairs, two stretches of three (tsc_frontend_fit): with
- * three, one stretch, a quiet core's probe read up to 3.5 % slow alone and
- * 4.2 % beside a busy loop on nb's CPU, against 1.4 % with six; bench/batch
- * 210-212x nanoBench's step against 220x without the probe. */
-extern const unsigned char tsc_probe_load_port[4];
-#define LP_LOOP_A 1
-#define LP_LOOP_B 81
-#define LP_BURST 6
-
-/* The store-port probe.  Beside the same neighbour a store and a load of
- * one address a copy (bound by the stores: 0.50 cycles a copy on Zen 5,
- * as stores alone) also read 0.677 +/- 0.019 once, unflagged, while the
- * load-port probe read 4 % slow: the stores had been held up more than the
- * loads.  So the first pass also times loops of stores to one L1 line
- * (`ds mov [r14], rax`, a line of its own), SP_BURST pairs of programs
- * SP_LOOP_B - SP_LOOP_A iterations of CAL_BODY stores apart (4,000 stores,
- * ~2,000 cycles at 2 a cycle), judged as the load-port probe is. */
-extern const unsigned char tsc_probe_store_port[4];
-#define SP_LOOP_A 1
-#define SP_LOOP_B 41
-#define SP_BURST 6
-
-/* The most cycles one of a port probe's loads (store false) or stores
- * (store true) takes on an idle core of `uarch` (an event table's name,
- * from CPUID): one over the loads from the L1 or the stores to it the core
- * starts a cycle, where that is known for a core with SMT (loads: 2 for
- * Sandy Bridge to Rocket Lake and for Zen 1 and 2; 3 for Golden Cove and
- * Redwood Cove cores and for Zen 3 and 4; 4 for Zen 5.  Stores: 1 for
- * Sandy Bridge to Cascade Lake and for Zen 1 and 2, 2 from Ice Lake and
- * Zen 3 on); 0 where it is not (the probe is then compared with itself
- * only, as the NOP loop is: tsc_frontend_slowdown). */
-double tsc_port_floor(const char *uarch, bool store);
-
-/* Whether the load or store ports were shared: a port probe's quietest
- * stretch ran more than LP_SHARED slower than the quiet core's
- * (tsc_frontend_slowdown with that probe's fit and the least of
- * tsc_port_floor and the quietest this process has seen).  On a quiet Zen
- * 5 guest the load-port probe's quietest stretch lay within 1.4 % of 0.25
- * cycles a load and the store-port probe's within 1 % of 0.50 cycles a
- * store; a neighbour on the load ports slowed the first 6-39 %. */
-#define LP_SHARED 0.05
-bool tsc_port_shared(double slowdown);
 
 #endif

@@ -165,17 +165,13 @@ static void chain_free(cal_chain *c)
  * The probes: the front end's, the load chain's (tsc_load.h) with its
  * latency found the same way, the load ports' and the store ports'. */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
-              double fe_floor, double lp_floor, double sp_floor, nb_error *err)
+              double fe_floor, const double port_floor[TSC_PORTS], nb_error *err)
 {
     cp->run = run;
     cp->step = 1;
     cp->fe_floor = fe_floor;
     cp->fe_best = 0;
-    cp->lp_floor = lp_floor;
-    cp->lp_best = 0;
-    cp->sp_floor = sp_floor;
-    cp->sp_best = 0;
-    cp->has_probe = cp->has_load = cp->has_lport = cp->has_sport = false;
+    cp->has_probe = cp->has_load = false;
     /* add rax, rax and not add rax, imm: Golden Cove and later fold small
      * immediate ADDs at rename, so an immediate chain runs faster than one
      * cycle per ADD there (seen on an Emerald Rapids guest: "8.9 GHz"). A
@@ -186,7 +182,7 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_loa
     /* the load probe's line, holding its own address */
     static _Alignas(64) uint64_t line[8];
     line[0] = (uintptr_t)line;
-    /* the store-port probe's, a line of its own */
+    /* a line of the port probes' own where they store */
     static _Alignas(64) uint64_t store_line[8];
     cp->n = 0;
     int rc = cal_chain_build(&cp->ch[0], add1, CAL_LOOP_A, CAL_LOOP_B, 0, err);
@@ -196,10 +192,13 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_loa
     cp->has_probe = cal_chain_build(&cp->probe, tsc_probe_nop, CAL_LOOP_A, FE_LOOP, 0, NULL) == 0;
     bool load = cal_chain_build(&cp->load, tsc_probe_load, LD_LOOP_A, LD_LOOP_B,
                                 (uintptr_t)line, NULL) == 0;
-    cp->has_lport = cal_chain_build(&cp->lport, tsc_probe_load_port, LP_LOOP_A, LP_LOOP_B,
-                                    (uintptr_t)line, NULL) == 0;
-    cp->has_sport = cal_chain_build(&cp->sport, tsc_probe_store_port, SP_LOOP_A, SP_LOOP_B,
-                                    (uintptr_t)store_line, NULL) == 0;
+    for (int k = 0; k < TSC_PORTS; k++) {
+        const tsc_port_probe *pp = &tsc_ports[k];
+        cp->port_floor[k] = tsc_port_probe_floor(k, port_floor[k], CAL_BODY);
+        cp->port_best[k] = 0;
+        cp->has_port[k] = cal_chain_build(&cp->port[k], pp->insn, pp->loop_a, pp->loop_b,
+                                          (uintptr_t)(pp->line ? store_line : line), NULL) == 0;
+    }
     if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, 0, NULL) == 0)
         cp->n = 2;
     double add_v[CAL_POINTS];
@@ -273,10 +272,8 @@ typedef struct tsc_work {
     size_t n_fe;
     double *ld_a, *ld_b;     /* the load probe's, n_ld */
     size_t n_ld;
-    double *lp_a, *lp_b;     /* the load-port probe's, n_lp */
-    size_t n_lp;
-    double *sp_a, *sp_b;     /* the store-port probe's, n_sp */
-    size_t n_sp;
+    double *port_a[TSC_PORTS], *port_b[TSC_PORTS];   /* the port probes', n_port */
+    size_t n_port[TSC_PORTS];
     nb_error *err;
     int status;              /* an impossible reading stops the measurement */
 } tsc_work;
@@ -434,10 +431,10 @@ static void probe_burst(tsc_work *w)
         probe_pairs(w, &w->cp->probe, FE_BURST, w->fe_a, w->fe_b, &w->n_fe);
     if (w->cp->has_load && w->n_ld == 0)
         probe_pairs(w, &w->cp->load, LD_BURST, w->ld_a, w->ld_b, &w->n_ld);
-    if (w->cp->has_lport && w->n_lp == 0)
-        probe_pairs(w, &w->cp->lport, LP_BURST, w->lp_a, w->lp_b, &w->n_lp);
-    if (w->cp->has_sport && w->n_sp == 0)
-        probe_pairs(w, &w->cp->sport, SP_BURST, w->sp_a, w->sp_b, &w->n_sp);
+    for (int k = 0; k < TSC_PORTS; k++)
+        if (w->cp->has_port[k] && w->n_port[k] == 0)
+            probe_pairs(w, &w->cp->port[k], tsc_ports[k].burst, w->port_a[k], w->port_b[k],
+                        &w->n_port[k]);
 }
 
 /* Sample i of a run (i < 0: a discarded warm-up run).  With the
@@ -571,22 +568,20 @@ static void load_fit(const tsc_work *w, tsc_outcome *o)
                                        &o->ld_slowdown_hw);
 }
 
-/* The load- and store-port probes' runs so far against the clock o found
- * (quiet_fit: the most cycles a load or a store takes on this core, its
+/* The port probes' runs so far against the clock o found (quiet_fit: the
+ * most cycles one of each one's instructions takes on this core, its
  * ports'). */
 static void port_fits(const tsc_work *w, tsc_outcome *o)
 {
     const cal_progs *cp = w->cp;
-    o->lp = o->sp = (fe_fit){0};
-    o->lp_slowdown = o->lp_slowdown_hw = o->sp_slowdown = o->sp_slowdown_hw = 0;
-    if (!(o->ratio > 0))
-        return;
-    if (cp->has_lport)
-        quiet_fit(w->lp_a, w->lp_b, w->n_lp, cp->lport.ops, o->ratio, cp->lp_floor, cp->lp_best,
-                  &o->lp, &o->lp_slowdown, &o->lp_slowdown_hw);
-    if (cp->has_sport)
-        quiet_fit(w->sp_a, w->sp_b, w->n_sp, cp->sport.ops, o->ratio, cp->sp_floor, cp->sp_best,
-                  &o->sp, &o->sp_slowdown, &o->sp_slowdown_hw);
+    for (int k = 0; k < TSC_PORTS; k++) {
+        o->port[k] = (fe_fit){0};
+        o->port_slowdown[k] = o->port_slowdown_hw[k] = 0;
+        if (cp->has_port[k] && o->ratio > 0)
+            quiet_fit(w->port_a[k], w->port_b[k], w->n_port[k], cp->port[k].ops, o->ratio,
+                      cp->port_floor[k], cp->port_best[k], &o->port[k], &o->port_slowdown[k],
+                      &o->port_slowdown_hw[k]);
+    }
 }
 
 /* Both chains' calibrations (ticks per core cycle) in the order they
@@ -820,14 +815,14 @@ static void legacy_outcome(const tsc_work *w, tsc_outcome *o, run_state rs[2], s
 }
 
 /* Whether the outcome saw another thread on the core (its ALUs, its
- * front end, its load pipeline, its load or store ports) or the runs disturbed
+ * front end, its load pipeline or its ports) or the runs disturbed
  * (not for goal.big code): the measurement
  * starts over for it and, still so, its values take TSC_SHARED_SPAN. */
 static bool core_busy(const tsc_outcome *o)
 {
     double hw, slow = tsc_alu_slowdown(o, &hw);
     return tsc_neighbour_seen(slow, hw, o->fe_slowdown, o->ld_slowdown, o->ld_slowdown_hw,
-                              o->lp_slowdown, o->sp_slowdown) ||
+                              o->port_slowdown) ||
            o->disturbed;
 }
 
@@ -886,8 +881,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     static double cal_buf[2][TSC_CAL_MAX], cal_a[2][TSC_CAL_MAX], cal_b[2][TSC_CAL_MAX];
     static double cal_t[2][TSC_CAL_MAX], logt[2][TSC_LOG_DOUBLES];
     static double fe_a[TSC_CAL_MAX], fe_b[TSC_CAL_MAX], ld_a[TSC_CAL_MAX], ld_b[TSC_CAL_MAX];
-    static double lp_a[TSC_CAL_MAX], lp_b[TSC_CAL_MAX];
-    static double sp_a[TSC_CAL_MAX], sp_b[TSC_CAL_MAX];
+    static double port_ab[TSC_PORTS][2][TSC_CAL_MAX];
     static double logv[2][TSC_LOG_DOUBLES];
     static uint32_t logs[2][TSC_LOG_DOUBLES];
     static uint8_t logk[2][TSC_LOG_DOUBLES], logp[2][TSC_LOG_DOUBLES];
@@ -895,8 +889,11 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     tsc_work w = {.cp = cp, .n_ctr = n_ctr, .ctr = ctr, .ovf = ovf, .err = err,
                   .cal = {cal_buf[0], cal_buf[1]}, .cal_a = {cal_a[0], cal_a[1]},
                   .cal_b = {cal_b[0], cal_b[1]}, .cal_t = {cal_t[0], cal_t[1]},
-                  .fe_a = fe_a, .fe_b = fe_b, .ld_a = ld_a, .ld_b = ld_b, .lp_a = lp_a,
-                  .lp_b = lp_b, .sp_a = sp_a, .sp_b = sp_b, .cal_every = 1, .rs = rs};
+                  .fe_a = fe_a, .fe_b = fe_b, .ld_a = ld_a, .ld_b = ld_b, .cal_every = 1, .rs = rs};
+    for (int k = 0; k < TSC_PORTS; k++) {
+        w.port_a[k] = port_ab[k][0];
+        w.port_b[k] = port_ab[k][1];
+    }
     for (int r = 0; r < 2; r++) {
         rs[r].inner = cp ? INNER_MIN : 1;
         rs[r].n = (size_t)n;
@@ -965,7 +962,8 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
                 out->restarts++;
             rs[0].log.n = rs[1].log.n = 0;
             w.n_cal[0] = w.n_cal[1] = 0;
-            w.n_fe = w.n_ld = w.n_lp = w.n_sp = 0;
+            w.n_fe = w.n_ld = 0;
+            memset(w.n_port, 0, sizeof w.n_port);
             pass = -1;
             continue;
         }

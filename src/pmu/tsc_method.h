@@ -16,6 +16,7 @@
 #include "pmu/tsc_estimate.h"
 #include "pmu/tsc_frontend.h"
 #include "pmu/tsc_load.h"
+#include "pmu/tsc_ports.h"
 
 #define CAL_BODY 100              /* adds per loop iteration */
 /* The short program only carries the harness's own cost, which the
@@ -115,19 +116,13 @@ typedef struct cal_progs {
      * not come out a plausible whole number */
     cal_chain load;
     bool has_load;
-    /* the load-port probe (tsc_load.h): CAL_BODY independent loads in
-     * loops of LP_LOOP_A and LP_LOOP_B iterations, in the first pass; the
-     * most cycles a load takes on this core idle (tsc_port_floor; 0:
-     * not known) and the fewest a stretch of this process read (as fe_best) */
-    cal_chain lport;
-    bool has_lport;
-    double lp_floor, lp_best;
-    /* the store-port probe (tsc_load.h): CAL_BODY stores to one line in
-     * loops of SP_LOOP_A and SP_LOOP_B iterations, in the first pass; its
-     * floor and best as the load-port probe's */
-    cal_chain sport;
-    bool has_sport;
-    double sp_floor, sp_best;
+    /* the port probes (tsc_ports.h), in the first pass; the most cycles
+     * one of each one's instructions takes on this core idle
+     * (tsc_port_floor; 0: not known) and the fewest a stretch of this
+     * process read (as fe_best) */
+    cal_chain port[TSC_PORTS];
+    bool has_port[TSC_PORTS];
+    double port_floor[TSC_PORTS], port_best[TSC_PORTS];
 } cal_progs;
 
 /* Room for one program's runs: TSC_LOG_DOUBLES readings (runs x counters);
@@ -253,13 +248,10 @@ typedef struct tsc_outcome {
      * its latency (tsc_load_slowdown), its half-width; 0 where not known */
     fe_fit ld;
     double ld_slowdown, ld_slowdown_hw;
-    /* the load-port probe's fit (cycles a load) and how much slower its
-     * quietest stretch ran than the quiet core's (as fe_slowdown) */
-    fe_fit lp;
-    double lp_slowdown, lp_slowdown_hw;
-    /* the store-port probe's (cycles a store), as the load-port probe's */
-    fe_fit sp;
-    double sp_slowdown, sp_slowdown_hw;
+    /* each port probe's fit (cycles an instruction) and how much slower
+     * its quietest stretch ran than the quiet core's (as fe_slowdown) */
+    fe_fit port[TSC_PORTS];
+    double port_slowdown[TSC_PORTS], port_slowdown_hw[TSC_PORTS];
     /* per counter: the core cycles of context in unc (tsc_context_cycles;
      * more than TSC_CONTEXT_CYCLES where the front end bounds the code) */
     double context[PMU_MAX_GROUP_CTR];
@@ -310,10 +302,10 @@ double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref);
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
  * is known, not searched), the front-end probe (fe_floor: see cal_progs)
  * the load probe (hot_load_lat > 0: its latency known, not searched) and
- * the load- and store-port probes (lp_floor, sp_floor: see cal_progs).  0
- * or a negative status with *err filled. */
+ * the port probes (port_floor: see cal_progs).  0 or a negative status
+ * with *err filled. */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
-              double fe_floor, double lp_floor, double sp_floor, nb_error *err);
+              double fe_floor, const double port_floor[TSC_PORTS], nb_error *err);
 void cal_points(const cal_progs *cp, double *v, size_t n);
 /* The TSC's step (cal_progs.step: tsc_step_of over reads a varying spin
  * apart), measured once. */

@@ -215,10 +215,10 @@ static jv *backend_json(const bench_result *r)
     jv_set(cal, "frontend_slowdown_uncertainty", jv_num(k->fe_slowdown_hw));
     jv_set(cal, "load_slowdown", jv_num(k->ld_slowdown));
     jv_set(cal, "load_slowdown_uncertainty", jv_num(k->ld_slowdown_hw));
-    jv_set(cal, "load_port_slowdown", jv_num(k->lp_slowdown));
-    jv_set(cal, "load_port_slowdown_uncertainty", jv_num(k->lp_slowdown_hw));
-    jv_set(cal, "store_port_slowdown", jv_num(k->sp_slowdown));
-    jv_set(cal, "store_port_slowdown_uncertainty", jv_num(k->sp_slowdown_hw));
+    for (int p = 0; p < TSC_PORTS; p++) {
+        jv_set(cal, tsc_ports[p].json, jv_num(k->port_slowdown[p]));
+        jv_set(cal, tsc_ports[p].json_hw, jv_num(k->port_slowdown_hw[p]));
+    }
     jv_set(cal, "clock_moved", jv_num(k->clock_moved));
     jv_set(cal, "restarts", jv_int((long long)k->restarts));
     jv_set(cal, "placements", jv_int((long long)k->placements));

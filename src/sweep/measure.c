@@ -42,6 +42,7 @@
 #include "pmu/tsc_estimate.h"
 #include "pmu/tsc_frontend.h"
 #include "pmu/tsc_load.h"
+#include "pmu/tsc_ports.h"
 #include "sys/status.h"
 
 #define CACHE_SIZE 1024
@@ -305,10 +306,9 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
         *alu = fmax(*alu, res.cal.fe_slowdown);
     if (tsc_load_shared(res.cal.ld_slowdown, res.cal.ld_slowdown_hw))
         *alu = fmax(*alu, res.cal.ld_slowdown);
-    if (tsc_port_shared(res.cal.lp_slowdown))
-        *alu = fmax(*alu, res.cal.lp_slowdown);
-    if (tsc_port_shared(res.cal.sp_slowdown))
-        *alu = fmax(*alu, res.cal.sp_slowdown);
+    for (int k = 0; k < TSC_PORTS; k++)
+        if (tsc_port_shared(res.cal.port_slowdown[k]))
+            *alu = fmax(*alu, res.cal.port_slowdown[k]);
     if (res.cal.disturbed)   /* ... and a disturbed core (tsc_disturbed) */
         *alu = fmax(*alu, TSC_SHARED_SPAN);
     bench_result_free(&res);

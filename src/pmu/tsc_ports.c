@@ -1,0 +1,54 @@
+/* nb tsc port probes: see tsc_ports.h. */
+#include <string.h>
+
+#include "pmu/tsc_ports.h"
+
+/* loops: ~2,000 cycles of the long program on Zen 5 (8,000 loads at 4 a
+ * cycle, 4,000 stores at 2, 12,000 POPCNTs at 6: with 8,000, 1,300 cycles,
+ * the POPCNTs' quietest stretch read up to 4.0 % slow beside a busy loop
+ * on nb's CPU) */
+const tsc_port_probe tsc_ports[TSC_PORTS] = {
+    [TSC_PORT_LOAD] = {"load_port_slowdown", "load_port_slowdown_uncertainty", "loads from one L1 line", {0x3E, 0x49, 0x8B, 0x06}, 1, 81,
+                       6, false, 0},
+    [TSC_PORT_STORE] = {"store_port_slowdown", "store_port_slowdown_uncertainty", "stores to one L1 line", {0x3E, 0x49, 0x89, 0x06}, 1, 41,
+                        6, true, 0},
+    [TSC_PORT_ALU] = {"alu_port_slowdown", "alu_port_slowdown_uncertainty", "POPCNTs that wait on nothing", {0xF3, 0x0F, 0xB8, 0xC3}, 1,
+                      121, 6, false, 1},
+};
+
+/* Cores with SMT and the loads from the L1, the stores to it and the
+ * POPCNTs they start a cycle (0: not known).  Those without SMT (the
+ * E-cores, Lion Cove) and those not sure are left out. */
+static const struct {
+    const char *uarch;
+    double per_cycle[TSC_PORTS];
+} g_ports[] = {
+    {"SandyBridge", {2, 1}}, {"JakeTown", {2, 1}}, {"IvyBridge", {2, 1}}, {"IvyTown", {2, 1}},
+    {"Haswell", {2, 1}}, {"HaswellX", {2, 1}}, {"Broadwell", {2, 1}}, {"BroadwellX", {2, 1}},
+    {"BroadwellDE", {2, 1}}, {"Skylake", {2, 1}}, {"SkylakeX", {2, 1}},
+    {"CascadeLakeX", {2, 1}}, {"IceLake", {2, 2}}, {"IceLakeX", {2, 2}},
+    {"TigerLake", {2, 2}}, {"RocketLake", {2, 2}}, {"AlderLakeP", {3, 2}},
+    {"SapphireRapids", {3, 2}}, {"EmeraldRapids", {3, 2}}, {"GraniteRapids", {3, 2}},
+    {"MeteorLakeP", {3, 2}}, {"Zen1", {2, 1}}, {"Zen2", {2, 1}}, {"Zen3", {3, 2}},
+    {"Zen4", {3, 2}}, {"Zen5", {4, 2, 6}},
+};
+
+double tsc_port_floor(const char *uarch, int port)
+{
+    if (port < 0 || port >= TSC_PORTS)
+        return 0;
+    for (size_t i = 0; uarch && i < sizeof g_ports / sizeof g_ports[0]; i++)
+        if (strcmp(uarch, g_ports[i].uarch) == 0)
+            return g_ports[i].per_cycle[port] > 0 ? 1 / g_ports[i].per_cycle[port] : 0;
+    return 0;
+}
+
+double tsc_port_probe_floor(int port, double floor, double body)
+{
+    return floor * (body + tsc_ports[port].loop_ops) / body;
+}
+
+bool tsc_port_shared(double slowdown)
+{
+    return slowdown > TSC_PORT_SHARED;
+}

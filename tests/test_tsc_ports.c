@@ -1,0 +1,71 @@
+/* The port probes' table (pmu/tsc_ports.c): each probe's floor, the
+ * instructions a cycle of the cores nb knows and none for the others, and
+ * the threshold at which a probe counts as a shared port. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "pmu/tsc_ports.h"
+
+static void test_floors(void **state)
+{
+    (void)state;
+    assert_true(tsc_port_floor("Zen5", TSC_PORT_LOAD) == 0.25);
+    assert_true(fabs(tsc_port_floor("Zen4", TSC_PORT_LOAD) - 1.0 / 3) < 1e-12);
+    assert_true(fabs(tsc_port_floor("SapphireRapids", TSC_PORT_LOAD) - 1.0 / 3) < 1e-12);
+    assert_true(tsc_port_floor("Skylake", TSC_PORT_LOAD) == 0.5);
+    assert_true(tsc_port_floor("Zen5", TSC_PORT_STORE) == 0.5);
+    assert_true(tsc_port_floor("Zen2", TSC_PORT_STORE) == 1);
+    assert_true(tsc_port_floor("Skylake", TSC_PORT_STORE) == 1);
+    assert_true(tsc_port_floor("IceLake", TSC_PORT_STORE) == 0.5);
+    assert_true(fabs(tsc_port_floor("Zen5", TSC_PORT_ALU) - 1.0 / 6) < 1e-12);
+    /* not known: compared with itself */
+    assert_true(tsc_port_floor("Zen4", TSC_PORT_ALU) == 0);
+    assert_true(tsc_port_floor("AlderLakeE", TSC_PORT_LOAD) == 0);
+    assert_true(tsc_port_floor(NULL, TSC_PORT_STORE) == 0);
+    assert_true(tsc_port_floor("Zen5", TSC_PORTS) == 0);
+    assert_true(tsc_port_floor("Zen5", -1) == 0);
+    /* the POPCNT loop's DEC and JNZ take an ALU too: 101 a loop of 100 */
+    assert_true(fabs(tsc_port_probe_floor(TSC_PORT_ALU, 1.0 / 6, 100) - 1.01 / 6) < 1e-12);
+    assert_true(tsc_port_probe_floor(TSC_PORT_LOAD, 0.25, 100) == 0.25);
+    assert_true(tsc_port_probe_floor(TSC_PORT_ALU, 0, 100) == 0);
+}
+
+/* Every probe is a loop that measures more than it costs to start, with
+ * two stretches of three pairs, and names itself in JSON and on the
+ * backend line. */
+static void test_probes(void **state)
+{
+    (void)state;
+    for (int k = 0; k < TSC_PORTS; k++) {
+        const tsc_port_probe *p = &tsc_ports[k];
+        assert_true(p->loop_b > 10 * p->loop_a && p->loop_a >= 1);
+        assert_true(p->burst >= 6);
+        assert_non_null(p->json);
+        assert_non_null(p->json_hw);
+        assert_non_null(p->what);
+    }
+    assert_true(tsc_ports[TSC_PORT_STORE].line);
+}
+
+static void test_threshold(void **state)
+{
+    (void)state;
+    assert_false(tsc_port_shared(TSC_PORT_SHARED));
+    assert_true(tsc_port_shared(0.12));
+    assert_false(tsc_port_shared(-0.1));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_floors),
+        cmocka_unit_test(test_probes),
+        cmocka_unit_test(test_threshold),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
