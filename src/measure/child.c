@@ -720,7 +720,7 @@ static void child_run(double *samples)
             child_fail(&err);
         /* the quietest the front end and the ports have been in this
          * process, for the measurements after this one (tsc_frontend.h,
-         * tsc_load.h) */
+         * tsc_ports.h) */
         if (cpp) {
             keep_least(&g_cal.cp.fe_best, to.fe.best);
             for (int k = 0; k < TSC_PORTS; k++)

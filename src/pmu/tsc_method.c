@@ -17,9 +17,10 @@
  * chain's short and long program runs are judged as the benchmark's
  * (tsc_chain_fit), and the samples are divided by the clock found.  Probes
  * run in a burst once a pass: a loop of NOPs (tsc_frontend.h), and in the
- * first pass a chain of loads and a loop of loads that do not wait on each
- * other (tsc_load.h), which see a neighbour that shares the front end, the
- * load pipeline or the load ports and leaves the ALU chains alone.
+ * first pass a chain of loads (tsc_load.h) and loops of loads, stores and
+ * POPCNTs that do not wait on each other (tsc_ports.h), which see a
+ * neighbour that shares the front end, the load pipeline, the load or
+ * store ports or the ALUs' slots and leaves the ALU chains alone.
  *
  * Runs: every run is dithered over a TSC step (dither()), every other one
  * after a second prelude (prelude_loop()), checked for an impossible
@@ -163,7 +164,7 @@ static void chain_free(cal_chain *c)
  * measured against the ADD chain here (3 on current x86-64 cores); the IMUL
  * chain is left out if that does not come out a plausible whole number.
  * The probes: the front end's, the load chain's (tsc_load.h) with its
- * latency found the same way, the load ports' and the store ports'. */
+ * latency found the same way, and the port probes (tsc_ports.h). */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
               double fe_floor, const double port_floor[TSC_PORTS], nb_error *err)
 {

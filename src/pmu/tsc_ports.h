@@ -73,9 +73,10 @@ double tsc_port_probe_floor(int port, double floor, double body);
  * TSC_PORT_SHARED slower than the quiet core's (tsc_frontend_slowdown with
  * that probe's fit and the least of tsc_port_floor and the quietest this
  * process has seen).  On a quiet Zen 5 guest, single runs' quietest
- * stretches lay within 1.4 % of 0.25 cycles a load, 2.0 % of 0.50 a store
- * and 1.5 % of 0.25 a POPCNT; a neighbour on the load ports slowed the
- * first 6-39 %. */
+ * stretches lay within 2.2 % of 0.25 cycles a load, 2.0 % of 0.50 a store
+ * and 1.4 % of a sixth a POPCNT (its loop's floor: tsc_port_probe_floor);
+ * a neighbour on the load ports slowed the first 6-39 %, the store-load
+ * pair's neighbour the second 7-22 %. */
 #define TSC_PORT_SHARED 0.05
 bool tsc_port_shared(double slowdown);
 

@@ -299,7 +299,7 @@ static int run_once(sw_meas *m, const asm_code *code, const asm_code *init, int 
     const bench_event_result *e = cycles_event(m, &res);
     *cycles = e ? e->value : NAN;
     *unc = e ? engine_uncertainty(e) : 0;
-    /* a front end, load pipeline or load ports shared with another thread
+    /* a front end, load pipeline or ports shared with another thread
      * count as busy as well */
     *alu = res.cal.alu_slowdown;
     if (tsc_frontend_shared(res.cal.fe_slowdown))
