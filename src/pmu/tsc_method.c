@@ -647,7 +647,7 @@ static void clock_fit(const tsc_work *w, tsc_outcome *o)
         size_t n = merged_calibrations(w, o, &cal_t, &cal_r);
         o->drift = tsc_clock_stepped(cal_r, n, o->ratio, hw[best], 2 * cp->step / cycles);
     }
-    o->ratio_hw = hw[best] + o->drift;
+    o->ratio_hw = fmax(hw[best], TSC_CLOCK_FLOOR * o->ratio) + o->drift;
     o->n_add = w->n_cal[0];
     o->add_ratio = v[0];
     o->add_ratio_hw = hw[0];

@@ -125,6 +125,17 @@ typedef struct cal_progs {
     double port_floor[TSC_PORTS], port_best[TSC_PORTS];
 } cal_progs;
 
+/* The least the clock's half-width is, a fraction of it: thousands of
+ * calibrations (samples too many to keep, beside every few) shrink their
+ * fit's error to 0.03 %, while the chains, quiet, put nb's IMUL chain 0.1-
+ * 0.16 % above 3 cycles in such runs (3.0031 +/- 0.0024 and 3.0049 +/-
+ * 0.0051 of 70,000 samples; its median over single default runs 3.000-
+ * 3.003 against references of 2.999-3.001) and the ADD pair 0.05 % below:
+ * what a chain of one instruction tells of the clock within its noise is
+ * not closer than that to what other code sees.  Fewer calibrations
+ * (nanoBench's sample counts) read 0.17-0.33 % already. */
+#define TSC_CLOCK_FLOOR 0.002
+
 /* Room for one program's runs: TSC_LOG_DOUBLES readings (runs x counters);
  * a measurement with more samples than fit is estimated sample by sample
  * (each sample the robust mean of its runs) and measured once. */
