@@ -192,6 +192,20 @@ static double measure_pair(long n, tsc_outcome *o, place_outcome *po)
     return o->diff[0] / o->ratio / execs;
 }
 
+/* measure_pair where the core is quiet: nothing should start the
+ * measurement over.  The run hook spins the real TSC, so a busy host that
+ * preempts it stretches the call around a simulated run; a measurement that
+ * starts over is taken again, twice at most (a simulated cause repeats in
+ * every try: test_shared_loads_throughout's quiet half started over once
+ * in one CI run, and in none of 70 runs of the file after it). */
+static double quiet_pair(long n, tsc_outcome *o)
+{
+    double v = measure_pair(n, o, NULL);
+    for (int again = 0; again < 2 && o->restarts != 0; again++)
+        v = measure_pair(n, o, NULL);
+    return v;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -303,7 +317,7 @@ static void test_steady_clock(void **state)
     (void)state;
     tsc_outcome o;
     start(0.6, 0.6, 0, 0);
-    assert_right(measure_pair(10, &o, NULL), &o);
+    assert_right(quiet_pair(10, &o), &o);
     assert_float_equal(o.drift, 0, 0);
     assert_int_equal(o.restarts, 0);
 }
@@ -878,7 +892,7 @@ static void test_shared_loads_throughout(void **state)
     start(0.6, 0.6, 0, 0);
     g_ld_shared_until = ~0u;
     g_ld_shared_by = 0.002;   /* a quiet core's probe reads within this */
-    measure_pair(10, &o, NULL);
+    quiet_pair(10, &o);
     assert_int_equal(o.restarts, 0);
     assert_false(tsc_load_shared(o.ld_slowdown, o.ld_slowdown_hw));
 }
@@ -909,7 +923,7 @@ static void shared_ports_throughout(int port)
     start(0.6, 0.6, 0, 0);
     g_port_shared_until[port] = ~0u;
     g_port_shared_by[port] = 0.01;   /* within TSC_PORT_SHARED of a quiet core */
-    measure_pair(10, &o, NULL);
+    quiet_pair(10, &o);
     assert_int_equal(o.restarts, 0);
     for (int k = 0; k < TSC_PORTS; k++)
         assert_false(tsc_port_shared(o.port_slowdown[k]));
