@@ -391,7 +391,8 @@ bool tsc_core_shared(double slowdown, double hw)
 bool tsc_neighbour_seen(double alu, double alu_hw, double fe, double ld, double ld_hw,
                         const double *port)
 {
-    bool seen = tsc_core_shared(alu, alu_hw) || tsc_frontend_shared(fe) || tsc_load_shared(ld, ld_hw);
+    bool seen = tsc_core_shared(alu, alu_hw) || tsc_frontend_shared(fe) ||
+                tsc_load_shared(ld, ld_hw);
     for (int k = 0; k < TSC_PORTS; k++)
         seen |= tsc_port_shared(port[k]);
     return seen;

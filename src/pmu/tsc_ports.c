@@ -8,12 +8,21 @@
  * the POPCNTs' quietest stretch read up to 4.0 % slow beside a busy loop
  * on nb's CPU) */
 const tsc_port_probe tsc_ports[TSC_PORTS] = {
-    [TSC_PORT_LOAD] = {"load_port_slowdown", "load_port_slowdown_uncertainty", "loads from one L1 line", {0x3E, 0x49, 0x8B, 0x06}, 1, 81,
-                       6, false, 0},
-    [TSC_PORT_STORE] = {"store_port_slowdown", "store_port_slowdown_uncertainty", "stores to one L1 line", {0x3E, 0x49, 0x89, 0x06}, 1, 41,
-                        6, true, 0},
-    [TSC_PORT_ALU] = {"alu_port_slowdown", "alu_port_slowdown_uncertainty", "POPCNTs that wait on nothing", {0xF3, 0x0F, 0xB8, 0xC3}, 1,
-                      121, 6, false, 1},
+    [TSC_PORT_LOAD] = {.json = "load_port_slowdown",
+                       .json_hw = "load_port_slowdown_uncertainty",
+                       .what = "loads from one L1 line",
+                       .insn = {0x3E, 0x49, 0x8B, 0x06},   /* ds mov rax, [r14] */
+                       .loop_a = 1, .loop_b = 81, .burst = 6},
+    [TSC_PORT_STORE] = {.json = "store_port_slowdown",
+                        .json_hw = "store_port_slowdown_uncertainty",
+                        .what = "stores to one L1 line",
+                        .insn = {0x3E, 0x49, 0x89, 0x06},   /* ds mov [r14], rax */
+                        .loop_a = 1, .loop_b = 41, .burst = 6, .line = true},
+    [TSC_PORT_ALU] = {.json = "alu_port_slowdown",
+                      .json_hw = "alu_port_slowdown_uncertainty",
+                      .what = "POPCNTs that wait on nothing",
+                      .insn = {0xF3, 0x0F, 0xB8, 0xC3},   /* popcnt eax, ebx */
+                      .loop_a = 1, .loop_b = 121, .burst = 6, .loop_ops = 1},
 };
 
 /* Cores with SMT and the loads from the L1, the stores to it and the
