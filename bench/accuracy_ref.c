@@ -6,7 +6,8 @@
  *   accuracy_ref CODE_HEX INIT_HEX COPIES0 LOOP0 COPIES1 LOOP1 NORM [SECONDS]
  *     -> "ref <cycles per copy> <half-width> add_ratio <r> imul_ratio <r> calls <n>
  *         places <value at each place> nop <cycles per NOP of a loop of NOPs>
- *         ld <cycles per load of a chain of L1 loads>"
+ *         ld <cycles per load of a chain of L1 loads> ldp <cycles per load
+ *         that waits on nothing> st <cycles per store> pc <cycles per POPCNT>"
  *
  * Each program is nanoBench's shape and order (registers set, the init
  * code, the first read of two counters as its generated code reads them,
@@ -31,7 +32,11 @@
  * thread shared it: bench/accuracy then marks the reference shared), and a
  * fourth, 10,000 dependent loads from one L1 line apart, how fast the load
  * pipeline ran (a whole number of cycles a load, unless another thread
- * shared it: the same).  The half-width is three
+ * shared it: the same); three more, 10,000 independent loads from one
+ * line, stores to one line and POPCNTs that wait on nothing apart, how
+ * fast the load and store ports and the ALUs ran (as nb's port probes,
+ * pmu/tsc_ports.h: slower than the quietest such reading while another
+ * thread shared them, which a chain need not show).  The half-width is three
  * standard errors of the difference of the two means.  Registers the code
  * may not use: R11, R13, R15 (R14 points into a zeroed 1 MiB area, as
  * nb's does).  Pins itself to CPU 0 unless REF_CPU is set.
@@ -282,6 +287,9 @@ static double now(void)
  * read alike either way. */
 #define RUN_WARM 5
 #define RUN_KEEP 10
+/* the clock's chains, the NOP loop, the load chain and the three port probes:
+ * pairs of programs 100 and 200 copies a loop of 100 iterations */
+#define CAL_PAIRS 7
 /* The places take turns of this many rounds, the first of each not kept:
  * calls taking turns one by one ran 2 MB programs at three places from
  * DRAM (1,000 NOPs read 1,300 cycles). */
@@ -305,7 +313,7 @@ int main(int argc, char **argv)
     long copies[2] = {atol(argv[3]), atol(argv[5])}, loops[2] = {atol(argv[4]), atol(argv[6])};
     double norm = atof(argv[7]), secs = argc > 8 ? atof(argv[8]) : 0.3;
 
-    prog m[2], cal[4][2];
+    prog m[2], cal[CAL_PAIRS][2];
 #ifdef REF_NB_PROGRAM
     const int places = PLACES;
 #else
@@ -333,9 +341,18 @@ int main(int argc, char **argv)
     static const uint8_t ld[] = {0x4D, 0x8B, 0x36}, ld_init[] = {0x4D, 0x89, 0x36};
     build(&cal[3][0], ld, sizeof ld, ld_init, sizeof ld_init, 100, 100);
     build(&cal[3][1], ld, sizeof ld, ld_init, sizeof ld_init, 200, 100);
+    /* independent loads, stores and POPCNTs (nb's port probes) */
+    static const uint8_t ldp[] = {0x49, 0x8B, 0x06}, st[] = {0x49, 0x89, 0x06},
+                         pc[] = {0xF3, 0x0F, 0xB8, 0xC3};
+    build(&cal[4][0], ldp, sizeof ldp, NULL, 0, 100, 100);
+    build(&cal[4][1], ldp, sizeof ldp, NULL, 0, 200, 100);
+    build(&cal[5][0], st, sizeof st, NULL, 0, 100, 100);
+    build(&cal[5][1], st, sizeof st, NULL, 0, 200, 100);
+    build(&cal[6][0], pc, sizeof pc, NULL, 0, 100, 100);
+    build(&cal[6][1], pc, sizeof pc, NULL, 0, 200, 100);
     const double ops = 100.0 * 100.0;
 
-    static double t[PLACES][2][MAX_CALLS], ct[8][MAX_CALLS / 16 + 1];
+    static double t[PLACES][2][MAX_CALLS], ct[2 * CAL_PAIRS][MAX_CALLS / 16 + 1];
     size_t n = 0, nc = 0, rounds = 0, kept[PLACES][2] = {{0}};
     for (int w = 0; w < 10; w++)
         for (int at = 0; at < places; at++)
@@ -358,7 +375,7 @@ int main(int argc, char **argv)
                     t[at][r][kept[at][r]++] = x;
             }
         if (nc < MAX_CALLS / 16) {
-            for (int k = 0; k < 8; k++) {
+            for (int k = 0; k < 2 * CAL_PAIRS; k++) {
                 /* the NOP loop's first call after 2 MB of code fetches it
                  * afresh (it read 20 % slow): one call not kept (the
                  * load chain's too) */
@@ -372,8 +389,8 @@ int main(int argc, char **argv)
     }
     /* the chains' means as the programs', over the same stretch of time:
      * the clock a frequency that moves in the meantime averages to */
-    double cm[8], cse[8];
-    for (int k = 0; k < 8; k++)
+    double cm[2 * CAL_PAIRS], cse[2 * CAL_PAIRS];
+    for (int k = 0; k < 2 * CAL_PAIRS; k++)
         window_mean(ct[k], nc, &cm[k], &cse[k]);
     double ra = (cm[1] - cm[0]) / ops, ri = (cm[3] - cm[2]) / (3 * ops);
     double ratio = ra < ri ? ra : ri;
@@ -396,6 +413,8 @@ int main(int argc, char **argv)
            ri, n);
     for (int at = 0; at < places; at++)
         printf(" %.5f", v[at]);
-    printf(" nop %.5f ld %.5f\n", (cm[5] - cm[4]) / ops / ratio, (cm[7] - cm[6]) / ops / ratio);
+    printf(" nop %.5f ld %.5f ldp %.5f st %.5f pc %.5f\n", (cm[5] - cm[4]) / ops / ratio,
+           (cm[7] - cm[6]) / ops / ratio, (cm[9] - cm[8]) / ops / ratio,
+           (cm[11] - cm[10]) / ops / ratio, (cm[13] - cm[12]) / ops / ratio);
     return 0;
 }
