@@ -474,6 +474,28 @@ static void test_prelude_spread(void **state)
     assert_float_equal(diff, f[1].mean[0] - f[0].mean[0], 1e-9);
 }
 
+/* The spread's own noise: the standard error of the preludes' distance,
+ * the four means' errors together (worked by hand: 3, 4, 12 and 0 make 13);
+ * where they read alike, the spread stays within three of it. */
+static void test_prelude_noise(void **state)
+{
+    (void)state;
+    tsc_fit f[2];
+    memset(f, 0, sizeof f);
+    f[0].by_se[0][1] = 3;
+    f[0].by_se[1][1] = 4;
+    f[1].by_se[0][1] = 12;
+    assert_float_equal(tsc_prelude_noise(f, 1), 13, 1e-12);
+    assert_float_equal(tsc_prelude_noise(f, 0), 0, 0);
+    double diff;
+    prelude_fit(0, f);
+    double noise = tsc_prelude_noise(f, 0);
+    assert_true(noise > 0);
+    assert_true(tsc_prelude_spread(f, 0, &diff) <= 2 * noise);
+    prelude_fit(60, f);
+    assert_true(tsc_prelude_spread(f, 0, &diff) > 3 * tsc_prelude_noise(f, 0));
+}
+
 /* Two programs' runs, the second's cost falling by `fall` ticks evenly
  * from its first run to its last (code that settles while measured), each
  * a rounded reading at a random phase. */
@@ -567,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_leading_runs),
         cmocka_unit_test(test_step_of),
         cmocka_unit_test(test_prelude_spread),
+        cmocka_unit_test(test_prelude_noise),
         cmocka_unit_test(test_settle_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

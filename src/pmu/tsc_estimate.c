@@ -101,6 +101,14 @@ double tsc_prelude_spread(const tsc_fit f[2], size_t c, double *diff)
     return fmax(0, fabs(d[1] - d[0]) - hypot(se[0], se[1]));
 }
 
+double tsc_prelude_noise(const tsc_fit f[2], size_t c)
+{
+    double v = 0;
+    for (unsigned p = 0; p < TSC_PRELUDES; p++)
+        v += f[0].by_se[p][c] * f[0].by_se[p][c] + f[1].by_se[p][c] * f[1].by_se[p][c];
+    return sqrt(v);
+}
+
 double tsc_settle_spread(const tsc_fit f[2], size_t c)
 {
     double d[2], se[2];

@@ -80,6 +80,10 @@ bool tsc_log_add_after(tsc_log *l, const double *v, uint32_t sample, unsigned p)
  * difference of the means and 0. */
 double tsc_prelude_spread(const tsc_fit f[2], size_t c, double *diff);
 
+/* The standard error of that distance (ticks): a spread within a few of
+ * them can be the runs' noise, which more runs shrink. */
+double tsc_prelude_noise(const tsc_fit f[2], size_t c);
+
 /* How far counter c's difference of two programs moved from the first
  * half of their runs to the second beyond twice its noise (ticks, >= 0):
  * code whose cost settles while it is measured.  A store and a load of one
