@@ -832,6 +832,15 @@ static bool core_busy(const tsc_outcome *o)
            o->disturbed;
 }
 
+/* Whether a port probe saw another thread on the core (tsc_port_shared). */
+static bool ports_busy(const tsc_outcome *o)
+{
+    bool seen = false;
+    for (int k = 0; k < TSC_PORTS; k++)
+        seen |= tsc_port_shared(o->port_slowdown[k]);
+    return seen;
+}
+
 /* The most runs of a program measuring again may reach: TSC_MAX_GROWTH
  * times the first pass's, TSC_GROWTH_FLOOR, or what TSC_GROWTH_TICKS
  * allow runs of both programs as long as o's (its slowest clock-read
@@ -973,7 +982,14 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             pass = -1;
             continue;
         }
-        if (pinned || !isfinite(out->need) || !in_budget)
+        /* a port probe saw another thread after the restarts it may cause:
+         * the probes run in the first pass only, so every value takes
+         * TSC_SHARED_SPAN whatever the runs, which more passes would only
+         * spend time on (CRC32 beside the host's neighbour: 3,000 runs
+         * instead of 40, the same +/- 1.82).  (The chains and the other
+         * probes run in every pass: a neighbour gone by then leaves them
+         * quiet.) */
+        if (pinned || !isfinite(out->need) || !in_budget || ports_busy(out))
             break;
         /* the runs the estimate says are needed (a quarter more at least,
          * at most 4 times as many again), as far as the logs hold them */
