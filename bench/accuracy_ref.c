@@ -208,6 +208,15 @@ static void build(prog *p, const uint8_t *code, size_t len, const uint8_t *init,
     p->fn = (void (*)(void))(void *)p->mem;
 }
 
+/* One of the pairs beside the measured programs (CAL_PAIRS): 100 and 200
+ * copies of the code in a loop of 100 iterations. */
+static void cal_pair(prog p[2], const uint8_t *code, size_t len, const uint8_t *init,
+                     size_t init_len)
+{
+    build(&p[0], code, len, init, init_len, 100, 100);
+    build(&p[1], code, len, init, init_len, 200, 100);
+}
+
 /* A call's ticks: the second reading's first read minus the first's. */
 static double run(const prog *p)
 {
@@ -327,29 +336,22 @@ int main(int argc, char **argv)
             build_nb(at, r, code, len, init, init_len, copies[r], loops[r]);
 #endif
     static const uint8_t add[] = {0x48, 0x01, 0xC0}, imul[] = {0x48, 0x0F, 0xAF, 0xC0};
-    build(&cal[0][0], add, sizeof add, NULL, 0, 100, 100);
-    build(&cal[0][1], add, sizeof add, NULL, 0, 200, 100);
-    build(&cal[1][0], imul, sizeof imul, NULL, 0, 100, 100);
-    build(&cal[1][1], imul, sizeof imul, NULL, 0, 200, 100);
+    cal_pair(cal[0], add, sizeof add, NULL, 0);
+    cal_pair(cal[1], imul, sizeof imul, NULL, 0);
     /* a loop of NOPs: what the front end delivers (as nb's probe,
      * pmu/tsc_frontend.h): slower while another thread shares it */
     static const uint8_t nop4[] = {0x0F, 0x1F, 0x40, 0x00};
-    build(&cal[2][0], nop4, sizeof nop4, NULL, 0, 100, 100);
-    build(&cal[2][1], nop4, sizeof nop4, NULL, 0, 200, 100);
+    cal_pair(cal[2], nop4, sizeof nop4, NULL, 0);
     /* a chain of loads from the line R14 points to, which holds its own
      * address (as nb's load probe, pmu/tsc_load.h) */
     static const uint8_t ld[] = {0x4D, 0x8B, 0x36}, ld_init[] = {0x4D, 0x89, 0x36};
-    build(&cal[3][0], ld, sizeof ld, ld_init, sizeof ld_init, 100, 100);
-    build(&cal[3][1], ld, sizeof ld, ld_init, sizeof ld_init, 200, 100);
+    cal_pair(cal[3], ld, sizeof ld, ld_init, sizeof ld_init);
     /* independent loads, stores and POPCNTs (nb's port probes) */
     static const uint8_t ldp[] = {0x49, 0x8B, 0x06}, st[] = {0x49, 0x89, 0x06},
                          pc[] = {0xF3, 0x0F, 0xB8, 0xC3};
-    build(&cal[4][0], ldp, sizeof ldp, NULL, 0, 100, 100);
-    build(&cal[4][1], ldp, sizeof ldp, NULL, 0, 200, 100);
-    build(&cal[5][0], st, sizeof st, NULL, 0, 100, 100);
-    build(&cal[5][1], st, sizeof st, NULL, 0, 200, 100);
-    build(&cal[6][0], pc, sizeof pc, NULL, 0, 100, 100);
-    build(&cal[6][1], pc, sizeof pc, NULL, 0, 200, 100);
+    cal_pair(cal[4], ldp, sizeof ldp, NULL, 0);
+    cal_pair(cal[5], st, sizeof st, NULL, 0);
+    cal_pair(cal[6], pc, sizeof pc, NULL, 0);
     const double ops = 100.0 * 100.0;
 
     static double t[PLACES][2][MAX_CALLS], ct[2 * CAL_PAIRS][MAX_CALLS / 16 + 1];

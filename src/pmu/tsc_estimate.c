@@ -87,18 +87,17 @@ static void group_means(const tsc_log *l, double q, bool halves, double mean[2][
 double tsc_prelude_spread(const tsc_fit f[2], size_t c, double *diff)
 {
     *diff = f[1].mean[c] - f[0].mean[c];
-    double d[TSC_PRELUDES], se[TSC_PRELUDES], sum = 0;
+    double d[TSC_PRELUDES], sum = 0;
     for (unsigned p = 0; p < TSC_PRELUDES; p++) {
         if (!f[0].by_kept[p] || !f[1].by_kept[p])
             return 0;
         d[p] = f[1].by_mean[p][c] - f[0].by_mean[p][c];
-        se[p] = hypot(f[0].by_se[p][c], f[1].by_se[p][c]);
         sum += d[p];
     }
     *diff = sum / TSC_PRELUDES;
     /* two preludes: their distance less its own noise (one standard
      * error of it: a difference of noise alone mostly stays below) */
-    return fmax(0, fabs(d[1] - d[0]) - hypot(se[0], se[1]));
+    return fmax(0, fabs(d[1] - d[0]) - tsc_prelude_noise(f, c));
 }
 
 double tsc_prelude_noise(const tsc_fit f[2], size_t c)
@@ -399,11 +398,8 @@ bool tsc_core_shared(double slowdown, double hw)
 bool tsc_neighbour_seen(double alu, double alu_hw, double fe, double ld, double ld_hw,
                         const double *port)
 {
-    bool seen = tsc_core_shared(alu, alu_hw) || tsc_frontend_shared(fe) ||
-                tsc_load_shared(ld, ld_hw);
-    for (int k = 0; k < TSC_PORTS; k++)
-        seen |= tsc_port_shared(port[k]);
-    return seen;
+    return tsc_core_shared(alu, alu_hw) || tsc_frontend_shared(fe) ||
+           tsc_load_shared(ld, ld_hw) || tsc_ports_shared(port);
 }
 
 bool tsc_disturbed(const size_t runs[2], const size_t kept[2], const size_t lead[2],

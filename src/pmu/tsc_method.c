@@ -832,15 +832,6 @@ static bool core_busy(const tsc_outcome *o)
            o->disturbed;
 }
 
-/* Whether a port probe saw another thread on the core (tsc_port_shared). */
-static bool ports_busy(const tsc_outcome *o)
-{
-    bool seen = false;
-    for (int k = 0; k < TSC_PORTS; k++)
-        seen |= tsc_port_shared(o->port_slowdown[k]);
-    return seen;
-}
-
 /* The most runs of a program measuring again may reach: TSC_MAX_GROWTH
  * times the first pass's, TSC_GROWTH_FLOOR, or what TSC_GROWTH_TICKS
  * allow runs of both programs as long as o's (its slowest clock-read
@@ -989,7 +980,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
          * instead of 40, the same +/- 1.82).  (The chains and the other
          * probes run in every pass: a neighbour gone by then leaves them
          * quiet.) */
-        if (pinned || !isfinite(out->need) || !in_budget || ports_busy(out))
+        if (pinned || !isfinite(out->need) || !in_budget || tsc_ports_shared(out->port_slowdown))
             break;
         /* the runs the estimate says are needed (a quarter more at least,
          * at most 4 times as many again), as far as the logs hold them */

@@ -61,3 +61,11 @@ bool tsc_port_shared(double slowdown)
 {
     return slowdown > TSC_PORT_SHARED;
 }
+
+bool tsc_ports_shared(const double slowdown[TSC_PORTS])
+{
+    bool seen = false;
+    for (int k = 0; k < TSC_PORTS; k++)
+        seen |= tsc_port_shared(slowdown[k]);
+    return seen;
+}

@@ -79,5 +79,7 @@ double tsc_port_probe_floor(int port, double floor, double body);
  * pair's neighbour the second 7-22 %. */
 #define TSC_PORT_SHARED 0.05
 bool tsc_port_shared(double slowdown);
+/* Whether any of them was: slowdown[k] for probe k. */
+bool tsc_ports_shared(const double slowdown[TSC_PORTS]);
 
 #endif
