@@ -7,7 +7,8 @@
  *     -> "ref <cycles per copy> <half-width> add_ratio <r> imul_ratio <r> calls <n>
  *         places <value at each place> nop <cycles per NOP of a loop of NOPs>
  *         ld <cycles per load of a chain of L1 loads> ldp <cycles per load
- *         that waits on nothing> st <cycles per store> pc <cycles per POPCNT>"
+ *         that waits on nothing> st <cycles per store> pc <cycles per POPCNT>
+ *         mul <cycles per multiply> [vec <cycles per vector add>]"
  *
  * Each program is nanoBench's shape and order (registers set, the init
  * code, the first read of two counters as its generated code reads them,
@@ -32,9 +33,10 @@
  * thread shared it: bench/accuracy then marks the reference shared), and a
  * fourth, 10,000 dependent loads from one L1 line apart, how fast the load
  * pipeline ran (a whole number of cycles a load, unless another thread
- * shared it: the same); three more, 10,000 independent loads from one
- * line, stores to one line and POPCNTs that wait on nothing apart, how
- * fast the load and store ports and the ALUs ran (as nb's port probes,
+ * shared it: the same); five more, 10,000 independent loads from one
+ * line, stores to one line, POPCNTs, 64-bit multiplies and (with AVX)
+ * vector adds that wait on nothing apart, how fast the load and store
+ * ports, the ALUs, the multipliers and the vector units ran (as nb's port probes,
  * pmu/tsc_ports.h: slower than the quietest such reading while another
  * thread shared them, which a chain need not show).  The half-width is three
  * standard errors of the difference of the two means.  Registers the code
@@ -69,6 +71,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <math.h>
+#include <stdbool.h>
 
 typedef struct prog {
     uint8_t *mem;
@@ -298,7 +301,7 @@ static double now(void)
 #define RUN_KEEP 10
 /* the clock's chains, the NOP loop, the load chain and the three port probes:
  * pairs of programs 100 and 200 copies a loop of 100 iterations */
-#define CAL_PAIRS 7
+#define CAL_PAIRS 9
 /* The places take turns of this many rounds, the first of each not kept:
  * calls taking turns one by one ran 2 MB programs at three places from
  * DRAM (1,000 NOPs read 1,300 cycles). */
@@ -352,6 +355,13 @@ int main(int argc, char **argv)
     cal_pair(cal[4], ldp, sizeof ldp, NULL, 0);
     cal_pair(cal[5], st, sizeof st, NULL, 0);
     cal_pair(cal[6], pc, sizeof pc, NULL, 0);
+    /* multiplies; vector adds where the CPU has AVX (else POPCNTs again,
+     * not printed) */
+    static const uint8_t mul[] = {0x48, 0x6B, 0xC3, 0x03}, vec[] = {0xC5, 0xF1, 0xFE, 0xC2};
+    __builtin_cpu_init();
+    bool avx = __builtin_cpu_supports("avx");
+    cal_pair(cal[7], mul, sizeof mul, NULL, 0);
+    cal_pair(cal[8], avx ? vec : pc, 4, NULL, 0);
     const double ops = 100.0 * 100.0;
 
     static double t[PLACES][2][MAX_CALLS], ct[2 * CAL_PAIRS][MAX_CALLS / 16 + 1];
@@ -415,8 +425,12 @@ int main(int argc, char **argv)
            ri, n);
     for (int at = 0; at < places; at++)
         printf(" %.5f", v[at]);
-    printf(" nop %.5f ld %.5f ldp %.5f st %.5f pc %.5f\n", (cm[5] - cm[4]) / ops / ratio,
+    printf(" nop %.5f ld %.5f ldp %.5f st %.5f pc %.5f mul %.5f", (cm[5] - cm[4]) / ops / ratio,
            (cm[7] - cm[6]) / ops / ratio, (cm[9] - cm[8]) / ops / ratio,
-           (cm[11] - cm[10]) / ops / ratio, (cm[13] - cm[12]) / ops / ratio);
+           (cm[11] - cm[10]) / ops / ratio, (cm[13] - cm[12]) / ops / ratio,
+           (cm[15] - cm[14]) / ops / ratio);
+    if (avx)
+        printf(" vec %.5f", (cm[17] - cm[16]) / ops / ratio);
+    printf("\n");
     return 0;
 }

@@ -36,8 +36,9 @@
 /* the load probe's latency on the simulated core */
 #define LOAD_LAT 5.0
 /* an instruction of each port probe on the simulated core: at most 3
- * loads, 2 stores and 4 POPCNTs a cycle, quiet 1 % above */
-static const double g_port_floor[TSC_PORTS] = {1.0 / 3, 0.5, 0.25};
+ * loads, 2 stores, 4 POPCNTs, 1 multiply and 3 vector adds a cycle, quiet
+ * 1 % above */
+static const double g_port_floor[TSC_PORTS] = {1.0 / 3, 0.5, 0.25, 1, 1.0 / 3};
 #define PORT_QUIET(k) (1.01 * g_port_floor[k])
 
 static cal_progs g_cp;
@@ -226,7 +227,7 @@ static int setup(void **state)
     }
     /* the IMUL chain's and the load probe's latency given, so that nothing
      * is searched */
-    if (cal_build(&g_cp, fake_run, 3.0, LOAD_LAT, FE_FLOOR, g_port_floor, &err))
+    if (cal_build(&g_cp, fake_run, 3.0, LOAD_LAT, FE_FLOOR, g_port_floor, true, &err))
         return -1;
     /* the simulated TSC's step, whatever this machine's is: the coarse one
      * of an AMD host (on a fine TSC the first pass pins the pair down, and
@@ -936,6 +937,31 @@ static void shared_ports_throughout(int port)
     assert_true(fabs(o.port[port].cost - 1.01 * PORT_QUIET(port)) < 0.01 * PORT_QUIET(port));
 }
 
+/* A CPU without AVX: the vector adds' probe is not built (its VEX code
+ * would fault), the other probes are, and a quiet pair reads right with
+ * that probe's slowdown 0. */
+static void test_probes_without_avx(void **state)
+{
+    (void)state;
+    cal_progs with = g_cp;
+    nb_error err;
+    assert_int_equal(cal_build(&g_cp, fake_run, 3.0, LOAD_LAT, FE_FLOOR, g_port_floor, false,
+                               &err), 0);
+    g_cp.step = 21;
+    for (int k = 0; k < TSC_PORTS; k++)
+        assert_true(g_cp.has_port[k] == !tsc_ports[k].avx);
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_port_shared_until[TSC_PORT_VEC] = ~0u;   /* never run: never seen */
+    g_port_shared_by[TSC_PORT_VEC] = 0.5;
+    double v = measure_pair(10, &o, NULL);
+    assert_right(v, &o);
+    assert_int_equal(o.restarts, 0);
+    assert_true(o.port_slowdown[TSC_PORT_VEC] == 0 && o.port[TSC_PORT_VEC].best == 0);
+    assert_true(o.port[TSC_PORT_LOAD].best > 0);
+    g_cp = with;
+}
+
 static void test_shared_ports_throughout(void **state)
 {
     (void)state;
@@ -1250,6 +1276,7 @@ int main(void)
         cmocka_unit_test(test_shared_front_end_throughout),
         cmocka_unit_test(test_shared_front_end_against_earlier),
         cmocka_unit_test(test_shared_loads_start_over),
+        cmocka_unit_test(test_probes_without_avx),
         cmocka_unit_test(test_shared_ports_throughout),
         cmocka_unit_test(test_shared_ports_start_over),
         cmocka_unit_test(test_shared_loads_throughout),

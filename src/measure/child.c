@@ -647,7 +647,7 @@ static void child_run(double *samples)
     bool settle = false;
     if (tsc_cal && !g_cal.built) {
         if (cal_build(&g_cal.cp, run_measured, g_start.hot_imul_lat, g_start.hot_load_lat,
-                      g_isa.fe_floor, g_isa.port_floor, &err))
+                      g_isa.fe_floor, g_isa.port_floor, g_isa.avx, &err))
             child_fail(&err);
         g_cal.built = true;
         g_cal.tsc_ghz = g_start.hot_tsc_ghz > 0 ? g_start.hot_tsc_ghz : spin_tsc_ghz();

@@ -166,7 +166,7 @@ static void chain_free(cal_chain *c)
  * The probes: the front end's, the load chain's (tsc_load.h) with its
  * latency found the same way, and the port probes (tsc_ports.h). */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
-              double fe_floor, const double port_floor[TSC_PORTS], nb_error *err)
+              double fe_floor, const double port_floor[TSC_PORTS], bool avx, nb_error *err)
 {
     cp->run = run;
     cp->step = 1;
@@ -197,7 +197,8 @@ int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_loa
         const tsc_port_probe *pp = &tsc_ports[k];
         cp->port_floor[k] = tsc_port_probe_floor(k, port_floor[k], CAL_BODY);
         cp->port_best[k] = 0;
-        cp->has_port[k] = cal_chain_build(&cp->port[k], pp->insn, pp->loop_a, pp->loop_b,
+        cp->has_port[k] = (avx || !pp->avx) &&
+                          cal_chain_build(&cp->port[k], pp->insn, pp->loop_a, pp->loop_b,
                                           (uintptr_t)(pp->line ? store_line : line), NULL) == 0;
     }
     if (cal_chain_build(&cp->ch[1], imul, CAL_LOOP_A / 3, CAL_LOOP_B / 3, 0, NULL) == 0)

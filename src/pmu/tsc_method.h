@@ -313,10 +313,10 @@ double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref);
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
  * is known, not searched), the front-end probe (fe_floor: see cal_progs)
  * the load probe (hot_load_lat > 0: its latency known, not searched) and
- * the port probes (port_floor: see cal_progs).  0 or a negative status
- * with *err filled. */
+ * the port probes (port_floor: see cal_progs; those of AVX instructions
+ * only where `avx`).  0 or a negative status with *err filled. */
 int cal_build(cal_progs *cp, tsc_run_fn run, double hot_imul_lat, double hot_load_lat,
-              double fe_floor, const double port_floor[TSC_PORTS], nb_error *err);
+              double fe_floor, const double port_floor[TSC_PORTS], bool avx, nb_error *err);
 void cal_points(const cal_progs *cp, double *v, size_t n);
 /* The TSC's step (cal_progs.step: tsc_step_of over reads a varying spin
  * apart), measured once. */

@@ -4,7 +4,8 @@
 #include "pmu/tsc_ports.h"
 
 /* loops: ~2,000 cycles of the long program on Zen 5 (8,000 loads at 4 a
- * cycle, 4,000 stores at 2, 12,000 POPCNTs at 6: with 8,000, 1,300 cycles,
+ * cycle, 4,000 stores at 2, 6,000 multiplies at 3, 8,000 vector adds at 4,
+ * 12,000 POPCNTs at 6: with 8,000, 1,300 cycles,
  * the POPCNTs' quietest stretch read up to 4.0 % slow beside a busy loop
  * on nb's CPU) */
 const tsc_port_probe tsc_ports[TSC_PORTS] = {
@@ -23,23 +24,38 @@ const tsc_port_probe tsc_ports[TSC_PORTS] = {
                       .what = "POPCNTs that wait on nothing",
                       .insn = {0xF3, 0x0F, 0xB8, 0xC3},   /* popcnt eax, ebx */
                       .loop_a = 1, .loop_b = 121, .burst = 6, .loop_ops = 1},
+    [TSC_PORT_MUL] = {.json = "mul_port_slowdown",
+                      .json_hw = "mul_port_slowdown_uncertainty",
+                      .what = "multiplies that wait on nothing",
+                      .insn = {0x48, 0x6B, 0xC3, 0x03},   /* imul rax, rbx, 3 */
+                      .loop_a = 1, .loop_b = 61, .burst = 6},
+    [TSC_PORT_VEC] = {.json = "vector_port_slowdown",
+                      .json_hw = "vector_port_slowdown_uncertainty",
+                      .what = "vector adds that wait on nothing",
+                      .insn = {0xC5, 0xF1, 0xFE, 0xC2},   /* vpaddd xmm0, xmm1, xmm2 */
+                      .loop_a = 1, .loop_b = 81, .burst = 6, .avx = true},
 };
 
-/* Cores with SMT and the loads from the L1, the stores to it and the
- * POPCNTs they start a cycle (0: not known).  Those without SMT (the
+/* Cores with SMT and the loads from the L1, the stores to it, the POPCNTs,
+ * the 64-bit multiplies and the 128-bit vector adds they start a cycle (0:
+ * not known).  Those without SMT (the
  * E-cores, Lion Cove) and those not sure are left out. */
 static const struct {
     const char *uarch;
     double per_cycle[TSC_PORTS];
 } g_ports[] = {
-    {"SandyBridge", {2, 1}}, {"JakeTown", {2, 1}}, {"IvyBridge", {2, 1}}, {"IvyTown", {2, 1}},
-    {"Haswell", {2, 1}}, {"HaswellX", {2, 1}}, {"Broadwell", {2, 1}}, {"BroadwellX", {2, 1}},
-    {"BroadwellDE", {2, 1}}, {"Skylake", {2, 1}}, {"SkylakeX", {2, 1}},
-    {"CascadeLakeX", {2, 1}}, {"IceLake", {2, 2}}, {"IceLakeX", {2, 2}},
-    {"TigerLake", {2, 2}}, {"RocketLake", {2, 2}}, {"AlderLakeP", {3, 2}},
-    {"SapphireRapids", {3, 2}}, {"EmeraldRapids", {3, 2}}, {"GraniteRapids", {3, 2}},
-    {"MeteorLakeP", {3, 2}}, {"Zen1", {2, 1}}, {"Zen2", {2, 1}}, {"Zen3", {3, 2}},
-    {"Zen4", {3, 2}}, {"Zen5", {4, 2, 6}},
+    {"SandyBridge", {2, 1, 0, 1, 2}}, {"JakeTown", {2, 1, 0, 1, 2}},
+    {"IvyBridge", {2, 1, 0, 1, 2}}, {"IvyTown", {2, 1, 0, 1, 2}},
+    {"Haswell", {2, 1, 0, 1, 2}}, {"HaswellX", {2, 1, 0, 1, 2}},
+    {"Broadwell", {2, 1, 0, 1, 2}}, {"BroadwellX", {2, 1, 0, 1, 2}},
+    {"BroadwellDE", {2, 1, 0, 1, 2}}, {"Skylake", {2, 1, 0, 1, 3}},
+    {"SkylakeX", {2, 1, 0, 1, 3}}, {"CascadeLakeX", {2, 1, 0, 1, 3}},
+    {"IceLake", {2, 2, 0, 1, 3}}, {"IceLakeX", {2, 2, 0, 1, 3}},
+    {"TigerLake", {2, 2, 0, 1, 3}}, {"RocketLake", {2, 2, 0, 1, 3}},
+    {"AlderLakeP", {3, 2, 0, 1, 3}}, {"SapphireRapids", {3, 2, 0, 1, 3}},
+    {"EmeraldRapids", {3, 2, 0, 1, 3}}, {"GraniteRapids", {3, 2, 0, 1, 3}},
+    {"MeteorLakeP", {3, 2, 0, 1, 3}}, {"Zen1", {2, 1, 0, 1}}, {"Zen2", {2, 1, 0, 1}},
+    {"Zen3", {3, 2, 0, 1}}, {"Zen4", {3, 2, 0, 1}}, {"Zen5", {4, 2, 6, 3, 4}},
 };
 
 double tsc_port_floor(const char *uarch, int port)

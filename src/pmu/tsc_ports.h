@@ -1,5 +1,6 @@
 /* nb tsc port probes: whether another thread shared the core's load ports,
- * its store ports or its ALUs while the tsc backend measured.
+ * its store ports, its ALUs, its multipliers or its vector units while the
+ * tsc backend measured.
  *
  * A chain waits on one instruction at a time and hardly notices a
  * neighbour that keeps the core's ports busy: on a Zen 5 guest, while the
@@ -32,6 +33,8 @@ enum {
     TSC_PORT_LOAD,    /* ds mov rax, [r14]: loads from one L1 line */
     TSC_PORT_STORE,   /* ds mov [r14], rax: stores to one line of their own */
     TSC_PORT_ALU,     /* popcnt eax, ebx: ALU work that waits on nothing */
+    TSC_PORT_MUL,     /* imul rax, rbx, 3: multiplies that wait on nothing */
+    TSC_PORT_VEC,     /* vpaddd xmm0, xmm1, xmm2: vector adds (AVX) */
     TSC_PORTS
 };
 
@@ -42,6 +45,7 @@ typedef struct tsc_port_probe {
     long loop_a, loop_b;         /* CAL_BODY instructions an iteration */
     unsigned burst;              /* pairs of programs in the first pass */
     bool line;                   /* R14 points to a line of the probe's own */
+    bool avx;                    /* VEX-encoded: built only where the CPU has AVX */
     double loop_ops;             /* the loop's own instructions an iteration on
                                     the same ports (its DEC and JNZ, fused, on
                                     an ALU: 1) */
@@ -56,9 +60,13 @@ extern const tsc_port_probe tsc_ports[TSC_PORTS];
  * Rocket Lake and for Zen 1 and 2; 3 for Golden Cove and Redwood Cove cores
  * and for Zen 3 and 4; 4 for Zen 5.  Stores: 1 for Sandy Bridge to Cascade
  * Lake and for Zen 1 and 2, 2 from Ice Lake and Zen 3 on.  POPCNTs: 6 on
- * Zen 5, one an ALU, measured here; elsewhere not known); 0 where it is not (the probe is
- * then compared with itself only, as the NOP loop is:
- * tsc_frontend_slowdown). */
+ * Zen 5, one an ALU, measured here; elsewhere not known.  64-bit
+ * multiplies: 1 on every Intel core listed and Zen 1 to 4 (one multiplier
+ * port), 3 on Zen 5, measured here (0.334 cycles each, 1.00 for three a
+ * copy).  128-bit vector adds: 2 on Sandy Bridge to Broadwell, 3 from
+ * Skylake on, 4 on Zen 5, measured here (0.250); not known on Zen 1 to 4);
+ * 0 where it is not (the probe is then compared with itself only, as the
+ * NOP loop is: tsc_frontend_slowdown). */
 double tsc_port_floor(const char *uarch, int port);
 
 /* The floor of probe `port`'s loop, `body` instructions an iteration, a
