@@ -497,6 +497,8 @@ static void sample(run_state *rs, long i, long n, bool calibrate, bool first_pas
             if (chain_runs(cp, k, i, n))
                 calibrate_once(w, k);
     }
+    if (w->status || runs == 0)   /* runs missing: nothing to average */
+        return;
     if (!w->logged)
         for (size_t c = 0; c < n_ctr; c++)
             rs->samples[c * (size_t)n + (size_t)i] = runs > 1 ? robust_mean(tmp[c], runs)
