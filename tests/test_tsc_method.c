@@ -692,12 +692,30 @@ static void test_front_end_bound_context(void **state)
     g_loops = 10;
     measure_pair(10, &o, NULL);
     assert_true(half_width(&o) >= (TSC_FE_CONTEXT_CYCLES + 10 * TSC_FE_LOOP_CYCLES) / (execs * 10));
+    assert_true(o.fe_bound[0]);
+    /* 6 instructions in 2 cycles: not the front end's (1.25 cycles), but
+     * wide: the loop's context all the same */
+    g_insns_per_copy = 6;
+    measure_pair(10, &o, NULL);
+    assert_false(o.fe_bound[0]);
+    assert_true(o.context[0] == TSC_CONTEXT_CYCLES + 10 * TSC_FE_LOOP_CYCLES);
+    assert_true(half_width(&o) >= (TSC_CONTEXT_CYCLES + 10 * TSC_FE_LOOP_CYCLES) / (execs * 10));
+    g_insns_per_copy = 12;
     /* the line: 1.25 times the front end's cycles for the instructions */
     tsc_goal g = {.insns = 1000, .loops = 0};
     assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_FE_CONTEXT_CYCLES);
     assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES);
+    assert_true(tsc_fe_bound(&g, 200, 1.0 / 6) && !tsc_fe_bound(&g, 210, 1.0 / 6));
     g.loops = 100;
     assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_FE_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
+    /* a loop of code that runs TSC_WIDE_IPC instructions a cycle or more,
+     * the front end not bounding it: the loop's context too; below, the
+     * chain's alone */
+    assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
+    assert_true(tsc_context_cycles(&g, 400, 1.0 / 6) == TSC_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
+    assert_true(tsc_context_cycles(&g, 401, 1.0 / 6) == TSC_CONTEXT_CYCLES);
+    assert_false(tsc_fe_bound(&g, 400, 1.0 / 6));
+    g.loops = 0;
     assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES);
     /* a core whose width nb knows only as a floor (a Zen's decoders, 4 a
      * cycle) while its probe, a loop, runs faster: straight code at 0.23
@@ -709,9 +727,13 @@ static void test_front_end_bound_context(void **state)
     g.loops = 0;
     assert_true(tsc_context_cycles(&g, 230, o.fe_ref) == TSC_FE_CONTEXT_CYCLES);
     g.loops = 100;
-    assert_true(tsc_context_cycles(&g, 230, o.fe_ref_loop) == TSC_CONTEXT_CYCLES);
-    /* instructions or the front end's cost not known: a chain's */
-    assert_true(tsc_context_cycles(&g, 200, 0) == TSC_CONTEXT_CYCLES);
+    assert_false(tsc_fe_bound(&g, 230, o.fe_ref_loop));
+    assert_true(tsc_context_cycles(&g, 500, o.fe_ref_loop) == TSC_CONTEXT_CYCLES);
+    /* the front end's cost not known: not front-end bound, wide still
+     * (which needs only the instructions); these not known: a chain's */
+    assert_false(tsc_fe_bound(&g, 200, 0));
+    assert_true(tsc_context_cycles(&g, 200, 0) == TSC_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
+    assert_true(tsc_context_cycles(&g, 500, 0) == TSC_CONTEXT_CYCLES);
     g.insns = 0;
     assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_CONTEXT_CYCLES);
 }

@@ -533,7 +533,7 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
             h->prelude_spread = fmax(h->prelude_spread, to->prelude[k] / fabs(to->diff[k]));
             h->settle_spread = fmax(h->settle_spread, to->settle[k] / fabs(to->diff[k]));
             h->context = fmax(h->context, to->context[k] * ratio / fabs(to->diff[k]));
-            h->fe_bound |= to->context[k] > TSC_CONTEXT_CYCLES;
+            h->fe_bound |= to->fe_bound[k];
         }
         h->diff[k] = cyc ? to->diff[k] / ratio : to->diff[k];
         h->unc[k] = tsc_half_width(to->diff[k], to->unc[k], to->agg_off[k], cyc ? ratio : 0,

@@ -700,8 +700,9 @@ static uint32_t at_local_clock(const tsc_work *w, const tsc_outcome *o, tsc_log 
  * (tsc_big_share). */
 static double fixed_ticks(const tsc_goal *goal, tsc_outcome *o, size_t c, double slow)
 {
-    o->context[c] = tsc_context_cycles(goal, fabs(o->diff[c]) / o->ratio,
-                                       goal->loops > 0 ? o->fe_ref_loop : o->fe_ref);
+    double cycles = fabs(o->diff[c]) / o->ratio, fe = goal->loops > 0 ? o->fe_ref_loop : o->fe_ref;
+    o->context[c] = tsc_context_cycles(goal, cycles, fe);
+    o->fe_bound[c] = tsc_fe_bound(goal, cycles, fe);
     return fmax(slow, 0) * fabs(o->diff[c]) + o->context[c] * o->ratio +
            tsc_big_share(goal, o->diff[c]);
 }
@@ -1043,10 +1044,17 @@ double tsc_big_share(const tsc_goal *goal, double diff)
     return goal->big ? TSC_BIG_REL * fabs(diff) : 0;
 }
 
+bool tsc_fe_bound(const tsc_goal *goal, double cycles, double fe_ref)
+{
+    return goal->insns > 0 && fe_ref > 0 && cycles < TSC_FE_BOUND * fe_ref * goal->insns;
+}
+
 double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref)
 {
-    bool fe_bound = goal->insns > 0 && fe_ref > 0 && cycles < TSC_FE_BOUND * fe_ref * goal->insns;
-    return fe_bound ? TSC_FE_CONTEXT_CYCLES + TSC_FE_LOOP_CYCLES * goal->loops : TSC_CONTEXT_CYCLES;
+    bool fe = tsc_fe_bound(goal, cycles, fe_ref);
+    bool wide = goal->insns > 0 && cycles * TSC_WIDE_IPC <= goal->insns;
+    return (fe ? TSC_FE_CONTEXT_CYCLES : TSC_CONTEXT_CYCLES) +
+           (fe || wide ? TSC_FE_LOOP_CYCLES * goal->loops : 0);
 }
 
 double tsc_need(double u, double stat, double amb, double prelude, double clock, double fixed,

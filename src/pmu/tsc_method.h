@@ -166,6 +166,18 @@ typedef struct cal_progs {
 #define TSC_FE_BOUND 1.25
 #define TSC_FE_CONTEXT_CYCLES 3.0
 #define TSC_FE_LOOP_CYCLES 0.3
+/* The loop's TSC_FE_LOOP_CYCLES an iteration go to code of TSC_WIDE_IPC
+ * instructions a cycle and more as well, which keeps the back end's units
+ * as busy as the front end lets it: how its iterations overlap where the
+ * loop starts depends on what ran before.  A Zen 5 guest's reference,
+ * timing nb's own programs (10 and 20 copies, 100 iterations) after four
+ * harnesses (a spin of varying length, none, a fixed one, the programs
+ * taking turns), read six independent ADDs 1.260-1.305 a copy (nb 1.29
+ * +/- 0.017 in every process, its two preludes agreeing), four 1.039-
+ * 1.072, eight 1.476-1.506, two IMULs and two ADDs 1.268-1.285, loads
+ * from one line 0.235-0.252; chains (an ADD pair, an IMUL chain, two
+ * POPCNT chains: 1-2 a cycle) within 0.005 in all four. */
+#define TSC_WIDE_IPC 2.5
 /* Times a measurement starts over where the clock moved while it ran
  * (tsc_clock_drift), or another thread shared the core (tsc_core_shared,
  * tsc_frontend_shared), within the budget. */
@@ -264,8 +276,10 @@ typedef struct tsc_outcome {
     fe_fit port[TSC_PORTS];
     double port_slowdown[TSC_PORTS], port_slowdown_hw[TSC_PORTS];
     /* per counter: the core cycles of context in unc (tsc_context_cycles;
-     * more than TSC_CONTEXT_CYCLES where the front end bounds the code) */
+     * more than TSC_CONTEXT_CYCLES where the front end bounds the code or
+     * wide code loops), and whether the front end bounds it (tsc_fe_bound) */
     double context[PMU_MAX_GROUP_CTR];
+    bool fe_bound[PMU_MAX_GROUP_CTR];
     bool disturbed;                  /* tsc_disturbed (not for goal.big code) */
     bool logged;                     /* diff/unc are set (see TSC_LOG_DOUBLES) */
     /* Not logged (more samples than the logs hold): per estimated-cycles
@@ -304,10 +318,14 @@ typedef struct run_state {
 #define TSC_BIG_REL 0.01
 double tsc_big_share(const tsc_goal *goal, double diff);
 
-/* TSC_CONTEXT_CYCLES, or for code that the front end bounds (`cycles` for
- * the programs' difference, goal->insns instructions, against fe_ref
- * cycles a NOP: tsc_outcome.fe_ref, fe_ref_loop in a loop) TSC_FE_CONTEXT_CYCLES and
- * TSC_FE_LOOP_CYCLES for each of goal->loops iterations. */
+/* Whether the front end bounds code of `cycles` for the programs'
+ * difference, goal->insns instructions, against fe_ref cycles a NOP
+ * (tsc_outcome.fe_ref, fe_ref_loop in a loop): TSC_FE_BOUND. */
+bool tsc_fe_bound(const tsc_goal *goal, double cycles, double fe_ref);
+/* TSC_CONTEXT_CYCLES, or for code that the front end bounds
+ * TSC_FE_CONTEXT_CYCLES; and TSC_FE_LOOP_CYCLES for each of goal->loops
+ * iterations where the front end bounds it or it runs TSC_WIDE_IPC
+ * instructions a cycle or more. */
 double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref);
 
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
