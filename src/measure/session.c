@@ -148,16 +148,12 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
                 "line); measure again", e->name, v, u,
                 100 * fmax(1 - (double)ro->kept[0] / (double)(ro->runs[0] ? ro->runs[0] : 1),
                            1 - (double)ro->kept[1] / (double)(ro->runs[1] ? ro->runs[1] : 1)));
-    else if (e->uncertain && e->estimated && ro->fe_bound && ro->context * fabs(v) > tsc_tolerance(v) / 2)
-        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (short code "
-                "that the front end bounds: where it meets the harness moves its cost %s, "
-                "JSON harness_context: raise -unroll_count)", e->name, v, u,
-                moved_by(by, sizeof by, "by up to", ro->context));
     else if (e->uncertain && e->estimated && ro->context * fabs(v) > tsc_tolerance(v) / 2)
-        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (where the "
-                "code meets the harness moves its cost %s: short code, or a loop of code that "
-                "keeps the core's units busy, whose iterations overlap as what ran before "
-                "leaves them; JSON harness_context: raise -unroll_count)", e->name, v, u,
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (%s: where it "
+                "meets the harness moves its cost %s, JSON harness_context: raise "
+                "-unroll_count)", e->name, v, u,
+                ro->fe_bound ? "short code that the front end bounds"
+                             : "short code, or a loop of code that keeps the core's units busy",
                 moved_by(by, sizeof by, "by up to", ro->context));
     else if (e->uncertain && e->estimated && ro->passes == 0 && ro->placement_off * fabs(v) > tsc_tolerance(v) / 2)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (measured at "
