@@ -598,25 +598,37 @@ static void assert_slow_first_place_left(void)
  * difference slower: 1.98 there, 2.00 at the second): the two agree, and
  * the value is their mean, not the first place's alone (a store-load pair
  * on a Zen 5 guest read 0.517 and 0.504 at two places that agreed, the
- * first kept and beyond its half-width from 0.500). */
+ * first kept and beyond its half-width from 0.500).
+ * The 0.02 lies near the edge of what the two places' noise allows: where
+ * a place ran more passes (runs disturbed by the host), its noise shrank
+ * and the two disagreed, so a third place was measured (1-4 tries in 400,
+ * simulated preemption; once in CI).  That is the method at work, not this
+ * test's subject: the scenario is tried again, 3 times at most; every try
+ * must read right, and every one whose places agreed must be their mean. */
 static void test_agreeing_places_are_averaged(void **state)
 {
     (void)state;
     tsc_outcome o;
-    place_outcome po;
-    start(0.6, 0.6, 0, 0);
-    g_insns_per_copy = 12;
-    g_slow_at = g_prog[0].base;
-    g_slow_by = 0.02;
-    double v = measure_pair(10, &o, &po);
-    if (po.placements != 2 || !(fabs(v - (CYCLES_PER_COPY - 0.01)) < 0.006))
-        show(v, &o);
-    assert_true(po.compared);
-    assert_int_equal(po.placements, 2);
-    assert_false(po.moved);
-    /* (the first alone: 1.98, 0.01 off) */
-    assert_true(fabs(v - (CYCLES_PER_COPY - 0.01)) < 0.006);
-    assert_right(v, &o);
+    place_outcome po = {0};
+    bool agreed = false;
+    for (int try = 0; try < 3 && !agreed; try++) {
+        start(0.6, 0.6, 0, 0);
+        g_insns_per_copy = 12;
+        g_slow_at = g_prog[0].base;
+        g_slow_by = 0.02;
+        double v = measure_pair(10, &o, &po);
+        agreed = po.placements == 2;
+        if (!agreed || !(fabs(v - (CYCLES_PER_COPY - 0.01)) < 0.006))
+            show(v, &o);
+        assert_true(po.compared);
+        assert_right(v, &o);
+        if (!agreed)
+            continue;
+        assert_false(po.moved);
+        /* (the first alone: 1.98, 0.01 off) */
+        assert_true(fabs(v - (CYCLES_PER_COPY - 0.01)) < 0.006);
+    }
+    assert_true(agreed);
 }
 
 static void test_front_end_bound_slow_place_is_left(void **state)
