@@ -686,8 +686,9 @@ static void test_moved_place_is_compared(void **state)
 /* Code that runs as fast as the front end delivers NOPs (a copy of 12
  * instructions in its 2 cycles, against a sixth of a cycle a NOP) meets
  * the harness harder than a chain: TSC_FE_CONTEXT_CYCLES a program in its
- * half-width, and in a loop TSC_FE_LOOP_CYCLES an iteration more; code of
- * fewer instructions in its cycles (a chain) keeps TSC_CONTEXT_CYCLES. */
+ * half-width, and in a loop of more than one iteration
+ * TSC_LOOP_CONTEXT_CYCLES more; code of fewer instructions in its cycles
+ * (a chain) keeps TSC_CONTEXT_CYCLES. */
 static void test_front_end_bound_context(void **state)
 {
     (void)state;
@@ -703,15 +704,15 @@ static void test_front_end_bound_context(void **state)
     assert_true(half_width(&o) >= TSC_FE_CONTEXT_CYCLES / execs);
     g_loops = 10;
     measure_pair(10, &o, NULL);
-    assert_true(half_width(&o) >= (TSC_FE_CONTEXT_CYCLES + 10 * TSC_FE_LOOP_CYCLES) / (execs * 10));
+    assert_true(half_width(&o) >= (TSC_FE_CONTEXT_CYCLES + TSC_LOOP_CONTEXT_CYCLES) / (execs * 10));
     assert_true(o.fe_bound[0]);
     /* 6 instructions in 2 cycles: not the front end's (1.25 cycles), but
      * wide: the loop's context all the same */
     g_insns_per_copy = 6;
     measure_pair(10, &o, NULL);
     assert_false(o.fe_bound[0]);
-    assert_true(o.context[0] == TSC_CONTEXT_CYCLES + 10 * TSC_FE_LOOP_CYCLES);
-    assert_true(half_width(&o) >= (TSC_CONTEXT_CYCLES + 10 * TSC_FE_LOOP_CYCLES) / (execs * 10));
+    assert_true(o.context[0] == TSC_CONTEXT_CYCLES + TSC_LOOP_CONTEXT_CYCLES);
+    assert_true(half_width(&o) >= (TSC_CONTEXT_CYCLES + TSC_LOOP_CONTEXT_CYCLES) / (execs * 10));
     g_insns_per_copy = 12;
     /* the line: 1.25 times the front end's cycles for the instructions */
     tsc_goal g = {.insns = 1000, .loops = 0};
@@ -719,12 +720,19 @@ static void test_front_end_bound_context(void **state)
     assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES);
     assert_true(tsc_fe_bound(&g, 200, 1.0 / 6) && !tsc_fe_bound(&g, 210, 1.0 / 6));
     g.loops = 100;
-    assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_FE_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
+    assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_FE_CONTEXT_CYCLES + TSC_LOOP_CONTEXT_CYCLES);
+    /* a fixed amount however many iterations; none for a loop of one */
+    g.loops = 10000;
+    assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_FE_CONTEXT_CYCLES + TSC_LOOP_CONTEXT_CYCLES);
+    g.loops = 1;
+    assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_FE_CONTEXT_CYCLES);
+    assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES);
+    g.loops = 100;
     /* a loop of code that runs TSC_WIDE_IPC instructions a cycle or more,
      * the front end not bounding it: the loop's context too; below, the
      * chain's alone */
-    assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
-    assert_true(tsc_context_cycles(&g, 400, 1.0 / 6) == TSC_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
+    assert_true(tsc_context_cycles(&g, 210, 1.0 / 6) == TSC_CONTEXT_CYCLES + TSC_LOOP_CONTEXT_CYCLES);
+    assert_true(tsc_context_cycles(&g, 400, 1.0 / 6) == TSC_CONTEXT_CYCLES + TSC_LOOP_CONTEXT_CYCLES);
     assert_true(tsc_context_cycles(&g, 401, 1.0 / 6) == TSC_CONTEXT_CYCLES);
     assert_false(tsc_fe_bound(&g, 400, 1.0 / 6));
     g.loops = 0;
@@ -744,7 +752,7 @@ static void test_front_end_bound_context(void **state)
     /* the front end's cost not known: not front-end bound, wide still
      * (which needs only the instructions); these not known: a chain's */
     assert_false(tsc_fe_bound(&g, 200, 0));
-    assert_true(tsc_context_cycles(&g, 200, 0) == TSC_CONTEXT_CYCLES + 100 * TSC_FE_LOOP_CYCLES);
+    assert_true(tsc_context_cycles(&g, 200, 0) == TSC_CONTEXT_CYCLES + TSC_LOOP_CONTEXT_CYCLES);
     assert_true(tsc_context_cycles(&g, 500, 0) == TSC_CONTEXT_CYCLES);
     g.insns = 0;
     assert_true(tsc_context_cycles(&g, 200, 1.0 / 6) == TSC_CONTEXT_CYCLES);

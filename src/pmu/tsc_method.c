@@ -1054,7 +1054,7 @@ double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref)
     bool fe = tsc_fe_bound(goal, cycles, fe_ref);
     bool wide = goal->insns > 0 && cycles * TSC_WIDE_IPC <= goal->insns;
     return (fe ? TSC_FE_CONTEXT_CYCLES : TSC_CONTEXT_CYCLES) +
-           (fe || wide ? TSC_FE_LOOP_CYCLES * goal->loops : 0);
+           ((fe || wide) && goal->loops > 1 ? TSC_LOOP_CONTEXT_CYCLES : 0);
 }
 
 double tsc_need(double u, double stat, double amb, double prelude, double clock, double fixed,

@@ -158,25 +158,27 @@ typedef struct cal_progs {
  * more: where it meets the harness, TSC_FE_CONTEXT_CYCLES a program (100
  * NOPs read 0.158-0.198 a NOP in four builds of nb whose code lay
  * differently, each steady to 0.004, their reference 0.177-0.186: up to
- * 2.4 cycles a program), and in a loop TSC_FE_LOOP_CYCLES every iteration:
- * the loop's taken branch, whose cost depends on which part of the front
- * end delivers the body (a loop of 10 NOPs read 0.161-0.177 a NOP in one build and
- * another, its reference 0.153-0.183; of 20 NOPs 0.209-0.216, of 200
- * 0.1746-0.1749). */
+ * 2.4 cycles a program), and in a loop of more than one iteration
+ * TSC_LOOP_CONTEXT_CYCLES more: the loop's taken branch and how the first
+ * iterations overlap depend on which part of the front end delivers the
+ * body and on what ran before.  The same goes for code of TSC_WIDE_IPC
+ * instructions a cycle and more, which keeps the back end's units as busy
+ * as the front end lets it.  A Zen 5 guest's reference, timing nb's own
+ * programs after four harnesses (a spin of varying length, none, two fixed
+ * ones), read the two programs' difference of 4, 6 and 8 independent
+ * ADDs, 3 loads from one line and 10 NOPs up to 71 cycles apart peak to
+ * peak (8 ADDs x 100 copies in 10 iterations: 1.527-1.598 a copy), up to
+ * 59 with x 10 in 100 and x 1 in 10,000 (10 NOPs), 2-20 in loops of 100
+ * executions or fewer, and 10-60 at 10,000 executions and more, beyond
+ * which what moved grew with the programs' length (0.3-0.6 % of it: the
+ * clock, within the tolerance); so a fixed amount, not one an iteration
+ * (the 0.3 an iteration that loops of 100 need would put +/- 0.3 a copy on
+ * one copy in 10,000 iterations, whose references agree within 0.003).
+ * Chains (an ADD pair, an IMUL chain, two POPCNT chains)
+ * read within 0.005 a copy after all four. */
 #define TSC_FE_BOUND 1.25
 #define TSC_FE_CONTEXT_CYCLES 3.0
-#define TSC_FE_LOOP_CYCLES 0.3
-/* The loop's TSC_FE_LOOP_CYCLES an iteration go to code of TSC_WIDE_IPC
- * instructions a cycle and more as well, which keeps the back end's units
- * as busy as the front end lets it: how its iterations overlap where the
- * loop starts depends on what ran before.  A Zen 5 guest's reference,
- * timing nb's own programs (10 and 20 copies, 100 iterations) after four
- * harnesses (a spin of varying length, none, a fixed one, the programs
- * taking turns), read six independent ADDs 1.260-1.305 a copy (nb 1.29
- * +/- 0.017 in every process, its two preludes agreeing), four 1.039-
- * 1.072, eight 1.476-1.506, two IMULs and two ADDs 1.268-1.285, loads
- * from one line 0.235-0.252; chains (an ADD pair, an IMUL chain, two
- * POPCNT chains: 1-2 a cycle) within 0.005 in all four. */
+#define TSC_LOOP_CONTEXT_CYCLES 60.0
 #define TSC_WIDE_IPC 2.5
 /* Times a measurement starts over where the clock moved while it ran
  * (tsc_clock_drift), or another thread shared the core (tsc_core_shared,
@@ -323,9 +325,9 @@ double tsc_big_share(const tsc_goal *goal, double diff);
  * (tsc_outcome.fe_ref, fe_ref_loop in a loop): TSC_FE_BOUND. */
 bool tsc_fe_bound(const tsc_goal *goal, double cycles, double fe_ref);
 /* TSC_CONTEXT_CYCLES, or for code that the front end bounds
- * TSC_FE_CONTEXT_CYCLES; and TSC_FE_LOOP_CYCLES for each of goal->loops
- * iterations where the front end bounds it or it runs TSC_WIDE_IPC
- * instructions a cycle or more. */
+ * TSC_FE_CONTEXT_CYCLES; and TSC_LOOP_CONTEXT_CYCLES more in a loop of
+ * more than one iteration (goal->loops) where the front end bounds it or
+ * it runs TSC_WIDE_IPC instructions a cycle or more. */
 double tsc_context_cycles(const tsc_goal *goal, double cycles, double fe_ref);
 
 /* Builds the calibration chains (hot_imul_lat > 0: the IMUL chain's latency
