@@ -4,6 +4,13 @@
 #   "N passed, N failed, N skipped"
 # Tests that need a PMU or root skip themselves with a printed reason.
 set -u
+# Tests send nb signals and expect their default action: a runner started
+# with some ignored (from a script's background job, or nohup) would pass
+# that on, and nb keeps a signal it was started with ignored (a SIGINT test
+# then read exit status 0).  So every signal is reset to its default first.
+if [ -z "${NB_RUN_ALL_SIGNALS:-}" ]; then
+    NB_RUN_ALL_SIGNALS=default exec env --default-signal "$0" "$@"
+fi
 NB=${NB:-build/nb}
 export NB
 passed=0; failed=0; skipped=0; failures=()
