@@ -11,6 +11,10 @@
 # the fault tests cause on purpose in that code are suppressed
 # (tests/valgrind.supp says exactly which).
 set -u
+# every signal at its default first, as tests/run_all.sh does (why: there)
+if [ -z "${NB_RUN_ALL_SIGNALS:-}" ]; then
+    NB_RUN_ALL_SIGNALS=default exec env --default-signal "$0" "$@"
+fi
 BUILD=${BUILD:-build/vg}
 command -v valgrind > /dev/null || { echo "valgrind not installed"; exit 1; }
 export NB_UNDER_VALGRIND=1
