@@ -168,14 +168,14 @@ typedef struct cal_progs {
  * ones), read the two programs' difference of 4, 6 and 8 independent
  * ADDs, 3 loads from one line and 10 NOPs up to 71 cycles apart peak to
  * peak (8 ADDs x 100 copies in 10 iterations: 1.527-1.598 a copy), up to
- * 59 with x 10 in 100 and x 1 in 10,000 (10 NOPs), 2-20 in loops of 100
- * executions or fewer, and 10-60 at 10,000 executions and more, beyond
- * which what moved grew with the programs' length (0.3-0.6 % of it: the
- * clock, within the tolerance); so a fixed amount, not one an iteration
- * (the 0.3 an iteration that loops of 100 need would put +/- 0.3 a copy on
- * one copy in 10,000 iterations, whose references agree within 0.003).
- * Chains (an ADD pair, an IMUL chain, two POPCNT chains)
- * read within 0.005 a copy after all four. */
+ * 59 with x 10 in 100 (10 NOPs) and x 1 in 10,000 (six ADDs), 2-20 in
+ * loops of 100 executions or fewer; from 10,000 executions on what moved
+ * (10-167 cycles) grew with the programs' length, 0.3-0.6 % of it each way
+ * (the clock's, within the tolerance), not with the iterations; so a
+ * fixed amount, not one an iteration (the 0.3 an iteration that loops of
+ * 100 need would put +/- 0.3 a copy on one copy in 10,000 iterations,
+ * whose references agree within 0.003).  Chains (an ADD pair, an IMUL
+ * chain, two POPCNT chains) read within 0.005 a copy after all four. */
 #define TSC_FE_BOUND 1.25
 #define TSC_FE_CONTEXT_CYCLES 3.0
 #define TSC_LOOP_CONTEXT_CYCLES 60.0
