@@ -113,7 +113,7 @@ static const char *moved_by(char *buf, size_t n, const char *by, double frac)
 /* Whether e is pinned down (see bench_event_result.uncertain); where not,
  * a warning on text output (JSON and CSV carry the flag). */
 static void judge_uncertainty(bench_event_result *e, double norm, double per_copy, bool works,
-                              const worker_output *ro, bool text)
+                              const worker_output *ro, const nb_options *o)
 {
     if (e->unavailable || !isfinite(e->uncertainty))
         return;
@@ -131,7 +131,7 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
     bool disturbed = e->estimated && ro->disturbed;
     bool wide = u > tsc_tolerance(v);
     e->uncertain = wide || impossible || shared || disturbed;
-    if (!text)
+    if (o->output != OUTPUT_TEXT)
         return;
     char by[48];
     if (impossible)
@@ -151,10 +151,11 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
     else if (e->uncertain && e->estimated && ro->context * fabs(v) > tsc_tolerance(v) / 2)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (%s: where it "
                 "meets the harness moves its cost %s, JSON harness_context: raise "
-                "-unroll_count)", e->name, v, u,
+                "-unroll_count%s)", e->name, v, u,
                 ro->fe_bound ? "short code that the front end bounds"
                              : "short code, or a loop of code that keeps the core's units busy",
-                moved_by(by, sizeof by, "by up to", ro->context));
+                moved_by(by, sizeof by, "by up to", ro->context),
+                o->loop_count > 1 ? " or -loop_count" : "");
     else if (e->uncertain && e->estimated && ro->passes == 0 && ro->placement_off * fabs(v) > tsc_tolerance(v) / 2)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (measured at "
                 "one place in memory, which can move its cost by %.1f%%, see the backend line: "
@@ -216,7 +217,7 @@ static int add_results(const nb_options *o, const worker_output *ro, size_t grou
             e->agg[run] = stats_aggregate(e->samples[run], n, o->agg);
         e->value = (e->agg[1] - e->agg[0]) / norm;
         e->uncertainty = raw_uncertainty(e, ro, k, o->agg) / norm;
-        judge_uncertainty(e, norm, per_copy, works, ro, o->output == OUTPUT_TEXT);
+        judge_uncertainty(e, norm, per_copy, works, ro, o);
         /* -range: the widest per-copy difference the samples allow (second
          * run's min minus first run's max, and the reverse), so the range
          * always contains the aggregate. */

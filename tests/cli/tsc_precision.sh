@@ -108,6 +108,17 @@ else:
     assert ew["uncertainty"] >= w["harness_context"] * ew["value"] * 0.999, (w, ew)
     assert not c["frontend_bound"] and c["harness_context"] < 0.005, c
 PY
+# The warning's advice follows the shape: a loop's context shrinks with
+# its iterations too, straight code's only with its copies
+"$NB" -backend tsc -asm "$six" -loop_count 100 -unroll_count 10 > /dev/null 2> "$tmp/we" \
+    || die "wide loop text run"
+"$NB" -backend tsc -asm nop -unroll_count 100 > /dev/null 2> "$tmp/ne" || die "nop x100 text run"
+if grep -q "meets the harness" "$tmp/we"; then
+    grep -q "raise -unroll_count or -loop_count)" "$tmp/we" || die "loop advice: $(cat "$tmp/we")"
+fi
+if grep -q "meets the harness" "$tmp/ne"; then
+    grep -q "raise -unroll_count)" "$tmp/ne" || die "straight advice: $(cat "$tmp/ne")"
+fi
 # More samples than the tsc method keeps every run of (a sample is then
 # its runs' mean): the clock's half-width is in the value's all the same
 # (a clock that moved 5 % left 3.02 +/- 0.002 for an IMUL chain), and so
