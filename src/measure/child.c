@@ -492,13 +492,6 @@ static pmu_group *child_group(const worker_job *w)
 /* The tsc method's outcome into the mapping: estimated-cycles samples
  * divided by the clock, each counter's difference and its half-width
  * (cycles: the clock's own half-width added, in proportion), the clock. */
-/* *least becomes v where v is known (> 0) and less, or *least is not yet. */
-static void keep_least(double *least, double v)
-{
-    if (v > 0 && (*least == 0 || v < *least))
-        *least = v;
-}
-
 static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samples,
                        size_t per_run, long n)
 {
@@ -721,11 +714,8 @@ static void child_run(double *samples)
         /* the quietest the front end and the ports have been in this
          * process, for the measurements after this one (tsc_frontend.h,
          * tsc_ports.h) */
-        if (cpp) {
-            keep_least(&g_cal.cp.fe_best, to.fe.best);
-            for (int k = 0; k < TSC_PORTS; k++)
-                keep_least(&g_cal.cp.port_best[k], to.port[k].best);
-        }
+        if (cpp)
+            tsc_keep_quietest(&g_cal.cp, &to);
         h->placements = po.placements;
         h->placement_moved = po.moved;
         h->placement_averaged = po.averaged;

@@ -11,7 +11,8 @@
  * instruction the front end must deliver, nothing to execute) and compares
  * its cycles per NOP with what the core takes when nothing shares it: the
  * fewest this microarchitecture can take (its width, where known), or the
- * fewest this process has seen. */
+ * fewest this process has seen (its earlier measurements' within their
+ * half-widths: tsc_keep_quietest). */
 #ifndef NB_PMU_TSC_FRONTEND_H
 #define NB_PMU_TSC_FRONTEND_H
 
@@ -46,6 +47,11 @@ double tsc_frontend_floor(const char *uarch);
 #define FE_KEEP 1.2
 typedef struct fe_fit {
     double cost, hw, best, best_hw;
+    /* the most the quiet core can take by the quietest stretch: best and
+     * its half-width, a TSC step over the pairs' ops at least (three pairs
+     * rounded alike have none; 0: not known; the tsc method sets it, which
+     * knows the step) */
+    double bound;
 } fe_fit;
 void tsc_frontend_fit(const double *a, const double *b, size_t n, double ops, double ratio,
                       double *scratch, fe_fit *f);

@@ -517,16 +517,18 @@ static uint32_t clock_counters(size_t n_ctr, const pmu_counter *ctr)
 }
 
 /* A throughput probe's n pairs of runs (a, b: `ops` instructions apart)
- * against `ratio` into *f, and how much slower its quietest stretch ran
- * than the quiet core's (*slow, its half-width *hw): the most cycles an
- * instruction of it takes on this core (floor, where known), the fewest an
- * earlier measurement of this process read (best), or this one's best
- * stretch, whichever is least. */
+ * against `ratio` into *f (its bound with a half-width of a TSC `step` at
+ * least), and how much slower its quietest stretch ran than the quiet
+ * core's (*slow, its half-width *hw): the most cycles an instruction of it
+ * takes on this core (floor, where known), the least bound an earlier
+ * measurement of this process read (best: tsc_keep_quietest), or this
+ * one's best stretch, whichever is least. */
 static void quiet_fit(const double *a, const double *b, size_t n, double ops, double ratio,
-                      double floor, double best, fe_fit *f, double *slow, double *hw)
+                      double step, double floor, double best, fe_fit *f, double *slow, double *hw)
 {
     static double scratch[TSC_CAL_MAX];
     tsc_frontend_fit(a, b, n, ops, ratio, scratch, f);
+    f->bound = f->best > 0 ? f->best + fmax(f->best_hw, step / ratio / ops) : 0;
     double quiet = 0, seen[3] = {floor, best, f->best};
     for (int i = 0; i < 3; i++)
         if (seen[i] > 0 && (quiet == 0 || seen[i] < quiet))
@@ -543,7 +545,7 @@ static void frontend_fit(const tsc_work *w, tsc_outcome *o)
     o->fe_slowdown = o->fe_slowdown_hw = o->fe_ref = o->fe_ref_loop = 0;
     if (!cp->has_probe || !(o->ratio > 0))
         return;
-    quiet_fit(w->fe_a, w->fe_b, w->n_fe, cp->probe.ops, o->ratio, cp->fe_floor, cp->fe_best,
+    quiet_fit(w->fe_a, w->fe_b, w->n_fe, cp->probe.ops, o->ratio, cp->step, cp->fe_floor, cp->fe_best,
               &o->fe, &o->fe_slowdown, &o->fe_slowdown_hw);
     /* what code the front end bounds runs at (tsc_context_cycles).  In a
      * loop, what the probe (itself a loop) delivers, unless the core's
@@ -583,7 +585,7 @@ static void port_fits(const tsc_work *w, tsc_outcome *o)
         o->port_slowdown[k] = o->port_slowdown_hw[k] = 0;
         if (cp->has_port[k] && o->ratio > 0)
             quiet_fit(w->port_a[k], w->port_b[k], w->n_port[k], cp->port[k].ops, o->ratio,
-                      cp->port_floor[k], cp->port_best[k], &o->port[k], &o->port_slowdown[k],
+                      cp->step, cp->port_floor[k], cp->port_best[k], &o->port[k], &o->port_slowdown[k],
                       &o->port_slowdown_hw[k]);
     }
 }
@@ -1037,6 +1039,20 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             out->fixed[c] = fixed_ticks(goal, out, c, slow);
     }
     return 0;
+}
+
+/* *least becomes v where v is known (> 0) and less, or *least is not yet. */
+static void keep_least(double *least, double v)
+{
+    if (v > 0 && (*least == 0 || v < *least))
+        *least = v;
+}
+
+void tsc_keep_quietest(cal_progs *cp, const tsc_outcome *o)
+{
+    keep_least(&cp->fe_best, o->fe.bound);
+    for (int k = 0; k < TSC_PORTS; k++)
+        keep_least(&cp->port_best[k], o->port[k].bound);
 }
 
 double tsc_big_share(const tsc_goal *goal, double diff)

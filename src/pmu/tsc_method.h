@@ -104,9 +104,9 @@ typedef struct cal_progs {
     /* the front-end probe (tsc_frontend.h): CAL_BODY NOPs in loops of
      * CAL_LOOP_A and FE_LOOP iterations, run a few times every pass over
      * the samples; the fewest cycles a NOP takes on this core idle
-     * (tsc_frontend_floor; 0: not known), and the fewest a stretch of this
-     * process read (0: none yet; the measuring process keeps it from one
-     * measurement to the next) */
+     * (tsc_frontend_floor; 0: not known), and the most it can take by the
+     * quietest stretch of this process (tsc_keep_quietest; 0: none yet;
+     * the measuring process keeps it from one measurement to the next) */
     cal_chain probe;
     bool has_probe;
     double fe_floor, fe_best;
@@ -118,8 +118,8 @@ typedef struct cal_progs {
     bool has_load;
     /* the port probes (tsc_ports.h), in the first pass; the most cycles
      * one of each one's instructions takes on this core idle
-     * (tsc_port_floor; 0: not known) and the fewest a stretch of this
-     * process read (as fe_best) */
+     * (tsc_port_floor; 0: not known) and the most by the quietest stretch
+     * of this process (as fe_best) */
     cal_chain port[TSC_PORTS];
     bool has_port[TSC_PORTS];
     double port_floor[TSC_PORTS], port_best[TSC_PORTS];
@@ -369,6 +369,18 @@ double tsc_alu_slowdown(const tsc_outcome *o, double *hw);
 #define TSC_TIME_RUNS 256
 double tsc_time_program(const cal_progs *cp, const codegen_prog *p, size_t c, size_t runs,
                         double *half_width);
+/* What the later measurements of this measuring process compare their
+ * front-end and port probes with (cp->fe_best, cp->port_best): the least
+ * bound (fe_fit.bound) any measurement so far read, o's included.  Not a
+ * stretch's own mean: the least of every batch line's stretches is the
+ * luckiest reading of them all, a chance low far below what the quiet core
+ * takes (a line's quietest stretch read 0.103 +/- 0.135 cycles a NOP where
+ * the probe reads 0.138-0.148 on a quiet Zen 5 guest, and every later line
+ * of that batch read 37-41 % slow, flagged as shared; the store, load or
+ * vector port probes' floors were undercut the same way, and 24-100 % of a
+ * default 1,000-line batch's values were flagged, against 0.8-1.5 % with
+ * the bound). */
+void tsc_keep_quietest(cal_progs *cp, const tsc_outcome *o);
 /* Busy-waits SPIN_NS so the core leaves any idle frequency; the TSC's rate. */
 double spin_tsc_ghz(void);
 

@@ -23,7 +23,8 @@
  * alone and 4.2 % beside a busy loop on nb's CPU, against 1.4 % with six.
  * Each probe's quietest stretch is compared with the most cycles one of its
  * instructions takes on a quiet core of this microarchitecture, or the
- * fewest this measuring process has seen where that is not known. */
+ * fewest this measuring process has seen where that is not known (as the
+ * NOP loop's: tsc_keep_quietest). */
 #ifndef NB_PMU_TSC_PORTS_H
 #define NB_PMU_TSC_PORTS_H
 
