@@ -327,16 +327,9 @@ static bool fe_shifts(const place_job *j, const tsc_outcome *to, int c)
     return to->context[c] > TSC_CONTEXT_CYCLES && PLACE_FE_SHIFT * fabs(per) > tsc_tolerance(per) / 2;
 }
 
-/* Whether short code is compared (place.h: PLACE_CHAIN_SHIFT). */
-static bool short_shifts(const place_job *j, const tsc_outcome *to, int c)
-{
-    double per = to->ratio > 0 ? to->diff[c] / to->ratio / j->goal->execs : 0;
-    return PLACE_CHAIN_SHIFT / j->goal->execs > tsc_tolerance(per) / 2;
-}
-
 static bool compare_wanted(const place_job *j, const tsc_outcome *to, int c)
 {
-    return j->loops[1] > 1 || fe_shifts(j, to, c) || short_shifts(j, to, c);
+    return j->loops[1] > 1 || fe_shifts(j, to, c);
 }
 
 /* Code compare_wanted, linear where it lies (or with no probe, h NULL, to

@@ -91,19 +91,6 @@
  * value): 6 ADDs read 2 % off in the processes where they did; compared
  * where this much of the value is beyond half its tolerance. */
 #define PLACE_FE_SHIFT 0.03
-/* How far one measurement of short code can lie off the next, in cycles of
- * the two programs' difference, beyond the cycle of context a chain is
- * given: 4,000 single runs of ADD pair, IMUL, POPCNT and L1 load chains x
- * 100 copies on a quiet Zen 5 guest read 4 values beyond their
- * half-widths, unflagged, 2.7-7.8 cycles off (an IMUL chain 2.922 +/- 0.034
- * against 3, an ADD pair 2.077 +/- 0.027 against 2), every probe quiet; a
- * POPCNT chain x 100 read 1.180 +/- 0.018 once (18 cycles).  Where that
- * many cycles a copy are more than half the value's tolerance, the code is
- * compared at a second place too (and a third where two disagree), as
- * code the front end bounds is: a chance of one in a thousand is not left
- * to a value printed plain.  Not nanoBench's defaults: 1,000 copies make
- * it 0.008 a copy. */
-#define PLACE_CHAIN_SHIFT 8.0
 /* Whether `copies` copies of p's code reach PLACE_BIG: the measuring process
  * sets tsc_goal.big from it, which place_check goes by. */
 bool place_big(const codegen_params *p, long copies);

@@ -545,8 +545,8 @@ static void frontend_fit(const tsc_work *w, tsc_outcome *o)
     o->fe_slowdown = o->fe_slowdown_hw = o->fe_ref = o->fe_ref_loop = 0;
     if (!cp->has_probe || !(o->ratio > 0))
         return;
-    quiet_fit(w->fe_a, w->fe_b, w->n_fe, cp->probe.ops, o->ratio, cp->step, cp->fe_floor, cp->fe_best,
-              &o->fe, &o->fe_slowdown, &o->fe_slowdown_hw);
+    quiet_fit(w->fe_a, w->fe_b, w->n_fe, cp->probe.ops, o->ratio, cp->step, cp->fe_floor,
+              cp->fe_best, &o->fe, &o->fe_slowdown, &o->fe_slowdown_hw);
     /* what code the front end bounds runs at (tsc_context_cycles).  In a
      * loop, what the probe (itself a loop) delivers, unless the core's
      * width says it can go faster (the quietest stretch can read low by
@@ -585,8 +585,8 @@ static void port_fits(const tsc_work *w, tsc_outcome *o)
         o->port_slowdown[k] = o->port_slowdown_hw[k] = 0;
         if (cp->has_port[k] && o->ratio > 0)
             quiet_fit(w->port_a[k], w->port_b[k], w->n_port[k], cp->port[k].ops, o->ratio,
-                      cp->step, cp->port_floor[k], cp->port_best[k], &o->port[k], &o->port_slowdown[k],
-                      &o->port_slowdown_hw[k]);
+                      cp->step, cp->port_floor[k], cp->port_best[k], &o->port[k],
+                      &o->port_slowdown[k], &o->port_slowdown_hw[k]);
     }
 }
 
