@@ -378,8 +378,8 @@ double tsc_time_program(const cal_progs *cp, const codegen_prog *p, size_t c, si
  * the probe reads 0.138-0.148 on a quiet Zen 5 guest, and every later line
  * of that batch read 37-41 % slow, flagged as shared; the store, load or
  * vector port probes' floors were undercut the same way, and 24-100 % of a
- * default 1,000-line batch's values were flagged, against 0.8-1.5 % with
- * the bound). */
+ * default 1,000-line batch's values were flagged, against 0.7-1.7 % with
+ * the bound on a quiet host). */
 void tsc_keep_quietest(cal_progs *cp, const tsc_outcome *o);
 /* Busy-waits SPIN_NS so the core leaves any idle frequency; the TSC's rate. */
 double spin_tsc_ghz(void);
