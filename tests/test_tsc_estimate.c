@@ -317,18 +317,38 @@ static void test_local_clock_rescale(void **state)
 static void test_linear(void **state)
 {
     (void)state;
-    assert_true(tsc_linear(987, 1000, 87, 3, 1890 - 987, 1000, 10, STEP));
-    assert_false(tsc_linear(987, 1000, 87, 3, 2436 - 987, 1000, 10, STEP));
-    assert_false(tsc_linear(1600, 1000, 87, 3, 1890 - 1600, 1000, 10, STEP));
+    double fe = tsc_linear_floor(false, STEP, 0.6);
+    assert_true(tsc_linear(987, 1000, 87, 3, 1890 - 987, 1000, 10, fe));
+    assert_false(tsc_linear(987, 1000, 87, 3, 2436 - 987, 1000, 10, fe));
+    assert_false(tsc_linear(1600, 1000, 87, 3, 1890 - 1600, 1000, 10, fe));
     /* off by less than 8 steps (small code), or by less than 1.5 % */
-    assert_true(tsc_linear(87 + 15 + 100, 100, 87, 3, 15, 100, 2, STEP));
-    assert_true(tsc_linear(87 + 90000 + 1200, 10000, 87, 3, 90000, 10000, 10, STEP));
-    assert_false(tsc_linear(87 + 90000 + 1500, 10000, 87, 3, 90000, 10000, 10, STEP));
+    assert_true(tsc_linear(87 + 15 + 100, 100, 87, 3, 15, 100, 2, fe));
+    assert_true(tsc_linear(87 + 90000 + 1200, 10000, 87, 3, 90000, 10000, 10, fe));
+    assert_false(tsc_linear(87 + 90000 + 1500, 10000, 87, 3, 90000, 10000, 10, fe));
     /* a fine TSC (2-tick steps): the floor is TSC_LINEAR_TICKS, not 8 steps */
-    assert_true(tsc_linear(87 + 15 + 150, 100, 87, 3, 15, 100, 2, 2.0));
-    assert_false(tsc_linear(87 + 15 + 200, 100, 87, 3, 15, 100, 2, 2.0));
+    double fine = tsc_linear_floor(false, 2.0, 0.6);
+    assert_true(tsc_linear(87 + 15 + 150, 100, 87, 3, 15, 100, 2, fine));
+    assert_false(tsc_linear(87 + 15 + 200, 100, 87, 3, 15, 100, 2, fine));
     /* -basic_mode: no copies in the first program, nothing to compare */
-    assert_true(tsc_linear(87, 0, 87, 3, 900, 1000, 10, STEP));
+    assert_true(tsc_linear(87, 0, 87, 3, 900, 1000, 10, fe));
+}
+
+/* A chain x 100 (POPCNT: 100 cycles, 58 ticks at 0.58 a cycle) whose first
+ * program ran 5 ticks slow at its place: its misfit of 10 ticks (5 in the
+ * first program, 5 less in the difference) is beyond a chain's floor and
+ * the runs' noise (1 tick, 2 in the harness alone), within the front end's
+ * floor; 3 ticks of misfit are within the chain's too. */
+static void test_linear_chain_floor(void **state)
+{
+    (void)state;
+    double chain = tsc_linear_floor(true, STEP, 0.58), fe = tsc_linear_floor(false, STEP, 0.58);
+    assert_float_equal(chain, TSC_LINEAR_CHAIN_CYCLES * 0.58, 1e-12);
+    assert_true(chain < STEP);
+    assert_true(tsc_linear(87 + 5 + 58, 100, 87, 2, 58 - 5, 100, 1, fe));
+    assert_false(tsc_linear(87 + 5 + 58, 100, 87, 2, 58 - 5, 100, 1, chain));
+    assert_true(tsc_linear(87 + 3 + 58, 100, 87, 2, 58, 100, 1, chain));
+    /* no clock known: the front end's floor */
+    assert_float_equal(tsc_linear_floor(true, STEP, 0), fe, 0);
 }
 
 static void test_half_width_and_tolerance(void **state)
@@ -583,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_local_clock),
         cmocka_unit_test(test_local_clock_rescale),
         cmocka_unit_test(test_linear),
+        cmocka_unit_test(test_linear_chain_floor),
         cmocka_unit_test(test_half_width_and_tolerance),
         cmocka_unit_test(test_core_shared),
         cmocka_unit_test(test_disturbed),

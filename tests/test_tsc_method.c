@@ -435,9 +435,32 @@ static void test_slow_first_program_is_left(void **state)
     assert_true(po.off < -0.9);
 }
 
+/* A chain whose first program runs 8 cycles slow where it was first
+ * mapped (a few ticks, as one single run of a chain x 100 in about 500 did
+ * on a Zen 5 guest): the pair read 1.92 there, unflagged by the front
+ * end's floor of 8 TSC steps; the chain's floor sees the programs' misfit
+ * of 16 cycles, and the pair is measured again at another place, that kept. */
+static void test_chain_slow_by_a_few_ticks_is_left(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    place_outcome po;
+    start(0.6, 0.6, 0, 0);
+    g_place_slow[0] = 8.0 / COPIES_A;
+    const uint8_t *first_base = g_prog[0].base;
+    double v = measure_pair(10, &o, &po);
+    if (!(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY)) || po.placements != 2)
+        show(v, &o);
+    assert_right(v, &o);
+    assert_int_equal(po.placements, 2);
+    assert_true(po.moved);
+    assert_true(g_prog[0].base != first_base);
+}
+
 /* Code that runs slower a copy in the second program wherever it lies (it
- * outgrew a cache, say): measured at every placement tried, the same, the
- * first kept, its samples and value as they were. */
+ * outgrew a cache, say): measured at a second place, whose programs miss
+ * linearity by as much (the code's misfit, not a place's: a third would
+ * too), the first kept, its samples and value as they were. */
 static void test_superlinear_code_keeps_its_place(void **state)
 {
     (void)state;
@@ -447,7 +470,7 @@ static void test_superlinear_code_keeps_its_place(void **state)
     g_superlinear = 3.0;
     const uint8_t *first_base = g_prog[1].base;
     double v = measure_pair(10, &o, &po);
-    assert_int_equal(po.placements, PLACE_TRIES);
+    assert_int_equal(po.placements, 2);
     assert_false(po.moved);
     assert_true(g_prog[1].base == first_base);
     /* 1,150 - 350 cycles over the 100 copies more */
@@ -1353,6 +1376,7 @@ int main(void)
         cmocka_unit_test(test_linear_code_is_placed_once),
         cmocka_unit_test(test_slow_placement_is_left),
         cmocka_unit_test(test_slow_first_program_is_left),
+        cmocka_unit_test(test_chain_slow_by_a_few_ticks_is_left),
         cmocka_unit_test(test_superlinear_code_keeps_its_place),
         cmocka_unit_test(test_basic_mode_slow_placement_is_left),
         cmocka_unit_test(test_loop_slow_placement_is_left),

@@ -333,14 +333,24 @@ void tsc_log_rescale(const tsc_log *in, const double *local, double ratio, uint3
 }
 
 bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
-                double diff_execs, double unc, double step)
+                double diff_execs, double unc, double floor)
 {
     if (!(first_execs >= 1) || !(diff_execs >= 1))
         return true;   /* nothing to compare */
     double copies = first_execs * diff / diff_execs;
-    double allow = fmax(TSC_LINEAR_REL * fabs(copies), fmax(TSC_LINEAR_STEPS * step, TSC_LINEAR_TICKS)) + h0_hw +
-                   unc * (1 + first_execs / diff_execs);
+    /* the misfit is first (1 + r) - h0 - r second, r = first_execs /
+     * diff_execs, of independent means: its half-width at most h0's and
+     * (1 + r) the difference's in quadrature */
+    double allow = fmax(TSC_LINEAR_REL * fabs(copies), floor) +
+                   hypot(h0_hw, unc * (1 + first_execs / diff_execs));
     return fabs(tsc_misfit(first, first_execs, h0, diff, diff_execs)) <= allow;
+}
+
+double tsc_linear_floor(bool chain, double step, double ratio)
+{
+    if (chain && ratio > 0)
+        return TSC_LINEAR_CHAIN_CYCLES * ratio;
+    return fmax(TSC_LINEAR_STEPS * step, TSC_LINEAR_TICKS);
 }
 
 double tsc_misfit(double first, double first_execs, double h0, double diff, double diff_execs)

@@ -181,11 +181,8 @@ void tsc_log_rescale(const tsc_log *in, const double *local, double ratio, uint3
  * half-width `h0_hw`) and those executions at the difference's rate
  * (`diff` ticks over `diff_execs`, half-width `unc`) make: for code whose
  * cost is its copies', they are, within max(TSC_LINEAR_REL of the copies'
- * part, TSC_LINEAR_STEPS TSC steps, TSC_LINEAR_TICKS) and the half-widths
- * (the floor in ticks: what a run's start costs moves by that much where
- * the TSC is fine, 2 ticks on an Emerald Rapids guest, and 8 of its steps
- * re-placed 15-byte NOPs x 1,000 at the L1 instruction cache's edge, whose
- * programs read alike at every place, three times a line).  Not where the
+ * part, `floor` ticks: tsc_linear_floor) and the half-widths (in
+ * quadrature: the two programs and the harness are timed apart).  Not where the
  * code lay badly in memory (6 ADDs x 1,000 copies read 0.26-0.44 cycles a
  * copy in about 3 of 100 processes, the first program slowed; x 2,000
  * copies 2.2-2.8, the second slowed), nor where it outgrows a cache
@@ -196,10 +193,29 @@ void tsc_log_rescale(const tsc_log *in, const double *local, double ratio, uint3
  * passed at 5 % with the value's whole half-width; now 1 of 15 lines of
  * six ADDs x 1,000 is measured at a second place, none of that loop's. */
 #define TSC_LINEAR_REL 0.015
+bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
+                double diff_execs, double unc, double floor);
+/* The least misfit tsc_linear lets pass (ticks), whatever the copies.
+ * Code the front end bounds, and loops: TSC_LINEAR_STEPS of the TSC's
+ * `step` and TSC_LINEAR_TICKS at least (what a run's start costs moves by
+ * that much where the TSC is fine, 2 ticks on an Emerald Rapids guest, and
+ * 8 of its steps re-placed 15-byte NOPs x 1,000 at the L1 instruction
+ * cache's edge, whose programs read alike at every place, three times a
+ * line).  A chain, or code its ports bound (`chain`: straight code the
+ * front end does not bound, whose harness context is TSC_CONTEXT_CYCLES a
+ * program): TSC_LINEAR_CHAIN_CYCLES core cycles at `ratio` ticks a cycle,
+ * the context of the two programs compared.  With the front end's floor
+ * (168 ticks on a Zen 5 guest, ~290 cycles) about one single run in 500 of
+ * a POPCNT, ADD-pair or L1-load chain x 100 read 2-8 % off, unflagged: one
+ * program had run ~5 ticks slow at its place (misfits of 9.5-10.3 ticks,
+ * the noise allowing 5-7), while 2,400 runs' misfits lay within -5.4..+3.2
+ * ticks and none beyond the noise with this floor; the noise summed, not in
+ * quadrature, let a POPCNT chain x 100 read 1.082 +/- 0.019 (misfit -5.0
+ * ticks, the second program slow, allowed 5.5, in quadrature 4.8). */
 #define TSC_LINEAR_STEPS 8
 #define TSC_LINEAR_TICKS 160.0
-bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
-                double diff_execs, double unc, double step);
+#define TSC_LINEAR_CHAIN_CYCLES 2.0
+double tsc_linear_floor(bool chain, double step, double ratio);
 /* How far `first` lies from h0 plus its executions at the difference's
  * rate (ticks, signed): what tsc_linear judges; 0 with nothing to compare. */
 double tsc_misfit(double first, double first_execs, double h0, double diff, double diff_execs);
