@@ -208,10 +208,11 @@ bool tsc_linear(double first, double first_execs, double h0, double h0_hw, doubl
  * (168 ticks on a Zen 5 guest, ~290 cycles) about one single run in 500 of
  * a POPCNT, ADD-pair or L1-load chain x 100 read 2-8 % off, unflagged: one
  * program had run ~5 ticks slow at its place (misfits of 9.5-10.3 ticks,
- * the noise allowing 5-7), while 2,400 runs' misfits lay within -5.4..+3.2
- * ticks and none beyond the noise with this floor; the noise summed, not in
- * quadrature, let a POPCNT chain x 100 read 1.082 +/- 0.019 (misfit -5.0
- * ticks, the second program slow, allowed 5.5, in quadrature 4.8). */
+ * the noise allowing 5-7), while none of 2,400 other runs' misfits
+ * (-5.4..+9.9 ticks) lay beyond the noise with this floor; the noise
+ * summed, not in quadrature, let a POPCNT chain x 100 read 1.082 +/- 0.019
+ * (misfit -5.0 ticks, the second program slow, allowed 5.5, in quadrature
+ * 4.8). */
 #define TSC_LINEAR_STEPS 8
 #define TSC_LINEAR_TICKS 160.0
 #define TSC_LINEAR_CHAIN_CYCLES 2.0
