@@ -534,7 +534,8 @@ static void test_special_instructions(void **st)
 
 /* The stepper runs stretches of plain instructions natively between two
  * traps (emu_step.h): every counter reads the same as when each
- * instruction is stepped, for code with every kind of stretch end. */
+ * instruction is stepped, for code with every kind of stretch end and
+ * instructions the decoder's memo could take for one another. */
 static void test_runs_match_steps(void **st)
 {
     (void)st;
@@ -546,6 +547,10 @@ static void test_runs_match_steps(void **st)
         "pushfq; popfq; lea rsi, [r14]; lea rdi, [r14+64]; mov ecx, 4; rep movsb; nop; nop",
         "mov eax, ss; mov ss, eax; add rax, 1; add rax, 2; test rax, rax; jz 2f; 2: nop",
         "call 3f; 3: pop rax; nop; nop; nop",
+        /* two instructions whose first 8 bytes are alike (the memo of
+         * decoded plain instructions is keyed by them) */
+        "mov rax, 0x1122334455667788; mov [r14], rax; mov rax, 0x9922334455667788; "
+        "add [r14+8], rax; mov rbx, [r14]",
     };
     pmu_counter ctr[6];
     codegen_read rd[6];
