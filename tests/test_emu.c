@@ -549,8 +549,8 @@ static void test_runs_match_steps(void **st)
         "call 3f; 3: pop rax; nop; nop; nop",
         /* two instructions whose first 8 bytes are alike (the memo of
          * decoded plain instructions is keyed by them) */
-        "mov rax, 0x1122334455667788; mov [r14], rax; mov rax, 0x9922334455667788; "
-        "add [r14+8], rax; mov rbx, [r14]",
+        ("mov rax, 0x1122334455667788; mov [r14], rax; mov rax, 0x9922334455667788; "
+         "add [r14+8], rax; mov rbx, [r14]"),
     };
     pmu_counter ctr[6];
     codegen_read rd[6];
