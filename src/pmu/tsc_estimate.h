@@ -208,11 +208,12 @@ bool tsc_linear(double first, double first_execs, double h0, double h0_hw, doubl
  * (168 ticks on a Zen 5 guest, ~290 cycles) about one single run in 500 of
  * a POPCNT, ADD-pair or L1-load chain x 100 read 2-8 % off, unflagged: one
  * program had run ~5 ticks slow at its place (misfits of 9.5-10.3 ticks,
- * the noise allowing 5-7), while none of 2,400 other runs' misfits
- * (-5.4..+9.9 ticks) lay beyond the noise with this floor; the noise
- * summed, not in quadrature, let a POPCNT chain x 100 read 1.082 +/- 0.019
- * (misfit -5.0 ticks, the second program slow, allowed 5.5, in quadrature
- * 4.8). */
+ * the noise allowing 5-7).  With this floor and the noise in quadrature,
+ * 2 of 3,000 runs of those chains and of three independent IMULs (x 100,
+ * x 1,000, -basic_mode x 100) lay beyond it (their misfits -148..+16
+ * ticks), one a POPCNT chain x 100 at 1.082 +/- 0.019 that the noise
+ * summed let pass (the second program slow: misfit -5.0 ticks, allowed 5.5
+ * summed, 4.8 in quadrature). */
 #define TSC_LINEAR_STEPS 8
 #define TSC_LINEAR_TICKS 160.0
 #define TSC_LINEAR_CHAIN_CYCLES 2.0
