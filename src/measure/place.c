@@ -108,12 +108,11 @@ static probe_fit fit_of(const place_job *j, const tsc_outcome *to, int c, probe_
 }
 
 /* The least misfit linear() lets pass (tsc_linear_floor): a chain's where
- * the code is straight and the front end does not bound it (its context a
- * chain's), the front end's otherwise. */
+ * the code is straight and its context a chain's (the front end does not
+ * bound it: tsc_context_cycles), the front end's otherwise. */
 static double misfit_floor(const place_job *j, const tsc_outcome *to, int c)
 {
-    bool chain = j->loops[1] <= 1 && !to->fe_bound[c] && to->context[c] > 0 &&
-                 to->context[c] <= TSC_CONTEXT_CYCLES;
+    bool chain = j->loops[1] <= 1 && to->context[c] > 0 && to->context[c] <= TSC_CONTEXT_CYCLES;
     return tsc_linear_floor(chain, j->cp->step, to->ratio);
 }
 
