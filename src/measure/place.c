@@ -107,6 +107,14 @@ static probe_fit fit_of(const place_job *j, const tsc_outcome *to, int c, probe_
     return (probe_fit){h.ticks, h.execs, to->first[c]};
 }
 
+/* How far the program with the fewer copies lies from what linear() expects
+ * of it (ticks, signed: tsc_misfit). */
+static double misfit_of(const place_job *j, const tsc_outcome *to, int c, probe_time h)
+{
+    probe_fit f = fit_of(j, to, c, h);
+    return tsc_misfit(f.first, f.execs, f.h0, to->diff[c], j->goal->execs);
+}
+
 /* The least misfit linear() lets pass (tsc_linear_floor): a chain's where
  * the code is straight and its context a chain's (the front end does not
  * bound it: tsc_context_cycles), the front end's otherwise. */
@@ -134,15 +142,13 @@ static bool linear(const place_job *j, const tsc_outcome *to, int c, probe_time 
  * harness alone and their copies make (the core takes in the first copies
  * while the harness's own work drains), were measured at three places
  * each, every one nonlinear, and took the sweep of the ALU forms 25-50 %
- * longer; at two, 17 %. */
+ * longer; at two, 17-22 %. */
 static bool same_misfit(const place_job *j, const tsc_outcome *a, const tsc_outcome *b, int c,
                         probe_time h)
 {
-    probe_fit fa = fit_of(j, a, c, h), fb = fit_of(j, b, c, h);
-    double ma = tsc_misfit(fa.first, fa.execs, fa.h0, a->diff[c], j->goal->execs);
-    double mb = tsc_misfit(fb.first, fb.execs, fb.h0, b->diff[c], j->goal->execs);
-    double r = 1 + fa.execs / j->goal->execs;
-    return fabs(ma - mb) <= misfit_floor(j, a, c) + r * hypot(a->noise[c], b->noise[c]);
+    double r = 1 + fit_of(j, a, c, h).execs / j->goal->execs;
+    return fabs(misfit_of(j, a, c, h) - misfit_of(j, b, c, h)) <=
+           misfit_floor(j, a, c) + r * hypot(a->noise[c], b->noise[c]);
 }
 
 /* How far the difference can be off where linear() fails (a share of
@@ -152,8 +158,7 @@ static bool same_misfit(const place_job *j, const tsc_outcome *a, const tsc_outc
 static double misfit_share(const place_job *j, const tsc_outcome *to, int c, probe_time h)
 {
     probe_fit f = fit_of(j, to, c, h);
-    double m = tsc_misfit(f.first, f.execs, f.h0, to->diff[c], j->goal->execs);
-    double by = (fabs(m) + h.hw + to->noise[c]) * fmax(1, j->goal->execs / f.execs);
+    double by = (fabs(misfit_of(j, to, c, h)) + h.hw + to->noise[c]) * fmax(1, j->goal->execs / f.execs);
     return to->diff[c] != 0 && f.execs > 0 ? by / fabs(to->diff[c]) : 0;
 }
 
