@@ -347,6 +347,14 @@ static void test_linear_chain_floor(void **state)
     assert_true(tsc_linear(87 + 5 + 58, 100, 87, 2, 58 - 5, 100, 1, fe));
     assert_false(tsc_linear(87 + 5 + 58, 100, 87, 2, 58 - 5, 100, 1, chain));
     assert_true(tsc_linear(87 + 3 + 58, 100, 87, 2, 58, 100, 1, chain));
+    /* what it lets pass: the larger of 1.5 % of the copies' 58 ticks and
+     * the floor, plus the harness's 2 and the difference's 1 twice over
+     * (the first program's copies are the difference's) in quadrature */
+    double allow = tsc_linear_allow(100, 2, 58, 100, 1, chain);
+    assert_float_equal(allow, chain + hypot(2, 2), 1e-12);
+    assert_true(tsc_linear(87 + allow + 58, 100, 87, 2, 58, 100, 1, chain));
+    assert_false(tsc_linear(87 + allow + 0.01 + 58, 100, 87, 2, 58, 100, 1, chain));
+    assert_float_equal(tsc_linear_allow(100, 0, 58, 100, 1, chain), chain + 2, 1e-12);
     /* no clock known: the front end's floor */
     assert_float_equal(tsc_linear_floor(true, STEP, 0), fe, 0);
 }

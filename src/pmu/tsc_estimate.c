@@ -337,13 +337,19 @@ bool tsc_linear(double first, double first_execs, double h0, double h0_hw, doubl
 {
     if (!(first_execs >= 1) || !(diff_execs >= 1))
         return true;   /* nothing to compare */
-    double copies = first_execs * diff / diff_execs;
+    return fabs(tsc_misfit(first, first_execs, h0, diff, diff_execs)) <=
+           tsc_linear_allow(first_execs, h0_hw, diff, diff_execs, unc, floor);
+}
+
+double tsc_linear_allow(double first_execs, double h0_hw, double diff, double diff_execs,
+                        double unc, double floor)
+{
+    double copies = diff_execs > 0 ? first_execs * diff / diff_execs : 0;
     /* the misfit is first (1 + r) - h0 - r second, r = first_execs /
      * diff_execs, of independent means: its half-width at most h0's and
      * (1 + r) the difference's in quadrature */
-    double allow = fmax(TSC_LINEAR_REL * fabs(copies), floor) +
-                   hypot(h0_hw, unc * (1 + first_execs / diff_execs));
-    return fabs(tsc_misfit(first, first_execs, h0, diff, diff_execs)) <= allow;
+    double r = diff_execs > 0 ? first_execs / diff_execs : 0;
+    return fmax(TSC_LINEAR_REL * fabs(copies), floor) + hypot(h0_hw, unc * (1 + r));
 }
 
 double tsc_linear_floor(bool chain, double step, double ratio)

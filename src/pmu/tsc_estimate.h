@@ -195,6 +195,9 @@ void tsc_log_rescale(const tsc_log *in, const double *local, double ratio, uint3
 #define TSC_LINEAR_REL 0.015
 bool tsc_linear(double first, double first_execs, double h0, double h0_hw, double diff,
                 double diff_execs, double unc, double floor);
+/* The misfit tsc_linear lets pass with these (ticks). */
+double tsc_linear_allow(double first_execs, double h0_hw, double diff, double diff_execs,
+                        double unc, double floor);
 /* The least misfit tsc_linear lets pass (ticks), whatever the copies.
  * Code the front end bounds, and loops: TSC_LINEAR_STEPS of the TSC's
  * `step` and TSC_LINEAR_TICKS at least (what a run's start costs moves by

@@ -366,7 +366,7 @@ double tsc_alu_slowdown(const tsc_outcome *o, double *hw);
 /* Program p's ticks (counter c's reading, an rdtsc one) over `runs`
  * dithered runs (at most TSC_TIME_RUNS): the mean of the undisturbed ones
  * (tsc_fit_log) and its half-width (TSC_Z standard errors). */
-#define TSC_TIME_RUNS 256
+#define TSC_TIME_RUNS 1024
 double tsc_time_program(const cal_progs *cp, const codegen_prog *p, size_t c, size_t runs,
                         double *half_width);
 /* What the later measurements of this measuring process compare their
