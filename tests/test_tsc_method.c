@@ -371,23 +371,31 @@ static void test_clock_moves_within_few_calibrations(void **state)
  * programs): starting over does not help, and the half-width stated covers
  * what the value could be off by (the clock's move is part of it); each
  * run read at the clock of the calibration next to it, the value itself
- * is right (at the fastest clock it read 2.06-2.10). */
+ * is right (at the fastest clock it read 2.06-2.10).  The run hook spins
+ * the real TSC, and a busy host that preempts it moves the value within
+ * its half-width, flagged as it is (2.033 +/- 1.32 in one CI run, about
+ * one run of the file in 25 beside a busy host): every try must be
+ * covered and flagged, one of three right. */
 static void test_clock_keeps_moving(void **state)
 {
     (void)state;
     tsc_outcome o;
-    start(0.6, 0.66, 0, 20);
-    double v = measure_pair(10, &o, NULL);
-    if (!(o.drift > 0))
-        show(v, &o);
-    assert_true(o.drift > 0);
-    assert_true(o.restarts >= 1);
-    double u = half_width(&o);
-    assert_true(fabs(v - CYCLES_PER_COPY) <= u);
-    assert_true(u > tsc_tolerance(CYCLES_PER_COPY));   /* so the value is flagged */
-    if (fabs(v - CYCLES_PER_COPY) > tsc_tolerance(CYCLES_PER_COPY))
-        show(v, &o);
-    assert_true(fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY));
+    bool right = false;
+    for (int try = 0; try < 3 && !right; try++) {
+        start(0.6, 0.66, 0, 20);
+        double v = measure_pair(10, &o, NULL);
+        if (!(o.drift > 0))
+            show(v, &o);
+        assert_true(o.drift > 0);
+        assert_true(o.restarts >= 1);
+        double u = half_width(&o);
+        assert_true(fabs(v - CYCLES_PER_COPY) <= u);
+        assert_true(u > tsc_tolerance(CYCLES_PER_COPY));   /* so the value is flagged */
+        right = fabs(v - CYCLES_PER_COPY) <= tsc_tolerance(CYCLES_PER_COPY);
+        if (!right)
+            show(v, &o);
+    }
+    assert_true(right);
 }
 
 /* Code that costs the same a copy in both programs is measured once. */
