@@ -187,23 +187,56 @@ static size_t probe_runs(double fit, size_t cap)
     return fit >= (double)cap ? cap : fit <= 8 ? 8 : (size_t)fit;
 }
 
-/* Times job j's probe (probe_for set h) beside the measurement *to, again
- * with more runs where the first timing leaves linear() open (probe_open);
- * false where it cannot be built (memory). */
-static bool time_probe(const place_job *j, const tsc_outcome *to, int c, probe_time *h)
+/* Builds job j's probe (probe_for set h) into *bare and times it beside the
+ * measurement *to, again with more runs where the first timing leaves
+ * linear() open (probe_open); false where it cannot be built (memory). */
+static bool time_probe_in(const place_job *j, const tsc_outcome *to, int c, probe_time *h,
+                          codegen_prog *bare)
 {
-    codegen_prog bare;
     nb_error quiet;
-    if (build(j, h->copies, h->loops, &bare, &quiet))
+    if (build(j, h->copies, h->loops, bare, &quiet))
         return false;
     double est = to->first[c] + h->execs * to->diff[c] / j->goal->execs;
     double fit = est > 1 ? PROBE_TICKS / est : PROBE_MORE_RUNS;
     size_t runs = probe_runs(fit, HARNESS_RUNS), more = probe_runs(fit, PROBE_MORE_RUNS);
-    h->ticks = tsc_time_program(j->cp, &bare, (size_t)c, runs, &h->hw);
+    h->ticks = tsc_time_program(j->cp, bare, (size_t)c, runs, &h->hw);
     if (more > runs && probe_open(j, to, c, *h))
-        h->ticks = tsc_time_program(j->cp, &bare, (size_t)c, more, &h->hw);
+        h->ticks = tsc_time_program(j->cp, bare, (size_t)c, more, &h->hw);
+    return true;
+}
+
+/* time_probe_in, the probe freed after. */
+static bool time_probe(const place_job *j, const tsc_outcome *to, int c, probe_time *h)
+{
+    codegen_prog bare;
+    if (!time_probe_in(j, to, c, h, &bare))
+        return false;
     codegen_free(&bare);
     return true;
+}
+
+/* The probe is a program at a place of its own, which can slow it as any
+ * program's can: timed where *to found the programs not linear (the
+ * first, *bare, still mapped, so at other addresses), the two timings'
+ * mean where they agree, the faster where they do not (a place slows, it
+ * does not speed up).  An ADD pair x 100 read 1.930 +/- 0.027, unflagged,
+ * in one of 3,000 single runs on a Zen 5 guest: the harness alone ran
+ * ~12 cycles slow at its place, the programs' first place (right, 2.00)
+ * looked not linear, and the second, whose first program ran 8 cycles
+ * slow, looked linear against it and was kept. */
+static void probe_again(const place_job *j, const tsc_outcome *to, int c, probe_time *h)
+{
+    probe_time b = *h;
+    codegen_prog other;
+    if (!time_probe_in(j, to, c, &b, &other))
+        return;
+    codegen_free(&other);
+    if (fabs(b.ticks - h->ticks) <= hypot(b.hw, h->hw)) {
+        h->ticks = (h->ticks + b.ticks) / 2;
+        h->hw = hypot(h->hw, b.hw) / 2;
+    } else if (b.ticks < h->ticks) {
+        *h = b;
+    }
 }
 
 bool place_big(const codegen_params *p, long copies)
@@ -510,9 +543,16 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
         return compare_wanted(j, to, c) ? place_compare(j, to, po, c, NULL, PLACE_TRIES - 1, err) : 0;
     /* programs that cannot be built (memory) leave the first placement's
      * result as it is: a check, not part of the measurement */
-    if (!time_probe(j, to, c, &h))
+    codegen_prog bare;
+    if (!time_probe_in(j, to, c, &h, &bare))
         return 0;
-    if (linear(j, to, c, h))
+    bool lin = linear(j, to, c, h);
+    if (!lin) {
+        probe_again(j, to, c, &h);
+        lin = linear(j, to, c, h);
+    }
+    codegen_free(&bare);
+    if (lin)
         return compare_wanted(j, to, c) ? place_compare(j, to, po, c, &h, PLACE_TRIES - 1, err) : 0;
     size_t bytes = j->doubles * sizeof(double);
     double *kept = malloc(bytes);
