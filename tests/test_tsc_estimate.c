@@ -560,6 +560,26 @@ static void test_settle_spread(void **state)
     assert_float_equal(tsc_settle_spread(f, 0), 0, 0);
 }
 
+/* The samples' differences' standard error: 0 where they all differ
+ * alike; the standard error of their mean where not (three of ten 13
+ * ticks slower: 2.1); 0 below TSC_PAIRED_MIN samples. */
+static void test_paired_se(void **state)
+{
+    (void)state;
+    double a[10], b[10];
+    for (int i = 0; i < 10; i++) {
+        a[i] = 350 + 3 * i;
+        b[i] = a[i] + 200;
+    }
+    assert_float_equal(tsc_paired_se(a, b, 10), 0, 1e-9);
+    b[1] += 13;
+    b[3] += 13;
+    b[4] += 13;
+    /* sd of {13 x 3, 0 x 7}: 13 sqrt(0.21 x 10 / 9) = 6.28; / sqrt(10) */
+    assert_float_equal(tsc_paired_se(a, b, 10), 13 * sqrt(0.21 * 10 / 9) / sqrt(10), 1e-9);
+    assert_float_equal(tsc_paired_se(a, b, TSC_PAIRED_MIN - 1), 0, 0);
+}
+
 /* Differences of two reads `gap` ticks apart (plus what a read takes,
  * 22 ticks) on a TSC that shows multiples of `quantum` (fractional: a host's
  * scaled TSC, 20.96 ticks every 10 ns, now and then one tick off), some
@@ -620,6 +640,7 @@ int main(void)
         cmocka_unit_test(test_prelude_spread),
         cmocka_unit_test(test_prelude_noise),
         cmocka_unit_test(test_settle_spread),
+        cmocka_unit_test(test_paired_se),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,6 +120,21 @@ double tsc_settle_spread(const tsc_fit f[2], size_t c)
     return fmax(0, fabs(d[1] - d[0]) - 2 * hypot(se[0], se[1]));
 }
 
+double tsc_paired_se(const double *s0, const double *s1, size_t n)
+{
+    if (n < TSC_PAIRED_MIN)
+        return 0;
+    double mean = 0, sq = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += s1[i] - s0[i];
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double d = s1[i] - s0[i] - mean;
+        sq += d * d;
+    }
+    return sqrt(sq / (double)(n - 1) / (double)n);
+}
+
 /* The narrowest a program's window is (ticks): 4 TSC steps, and never
  * below TSC_WINDOW_TICKS. */
 static double window_floor(double step)

@@ -96,6 +96,18 @@ double tsc_prelude_noise(const tsc_fit f[2], size_t c);
  * and then by little).  0 where a half kept no run of either program. */
 double tsc_settle_spread(const tsc_fit f[2], size_t c);
 
+/* The standard error of the mean of the samples' differences (s1[i] -
+ * s0[i], ticks; 0 below TSC_PAIRED_MIN samples): the runs' standard error
+ * where each run's noise is its own, more where runs slow together for a
+ * stretch.  Sample i of the two programs runs at one time in every pass,
+ * a stretch of runs each: an ADD pair x 100 read 2.031 +/- 0.030,
+ * unflagged, on a Zen 5 guest (1 of 2,000 single runs), three of its
+ * second program's ten samples 13 cycles slower than the other seven
+ * (their runs kept: 2 % is within the window); the samples' differences
+ * put the mean's standard error at 2.1 cycles, +/- 0.063 a copy. */
+#define TSC_PAIRED_MIN 5
+double tsc_paired_se(const double *s0, const double *s1, size_t n);
+
 /* Which runs are undisturbed (l->keep) and their means: noise only adds
  * time, so a run is kept when every counter of `judged` (bit c: counter c;
  * the clock's reads, each of which an interrupt can hit on its own) reads

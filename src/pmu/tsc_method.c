@@ -748,7 +748,8 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
         o->prelude[c] = tsc_prelude_spread(f, c, &o->diff[c]);
         o->first[c] = f[0].mean[c];
         double amb = f[0].ambiguity[c] + f[1].ambiguity[c];
-        o->noise[c] = TSC_Z * hypot(f[0].se[c], f[1].se[c]);
+        o->noise[c] = TSC_Z * fmax(hypot(f[0].se[c], f[1].se[c]),
+                                   tsc_paired_se(rs[0].samples + c * n, rs[1].samples + c * n, n));
         o->settle[c] = tsc_settle_spread(f, c);
         o->unc[c] = o->noise[c] + amb + o->prelude[c] + o->settle[c];
         o->agg_off[c] = fabs(stats_aggregate(rs[1].samples + c * n, n, (nb_agg)g->agg) -
