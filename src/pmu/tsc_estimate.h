@@ -104,8 +104,15 @@ double tsc_settle_spread(const tsc_fit f[2], size_t c);
  * unflagged, on a Zen 5 guest (1 of 2,000 single runs), three of its
  * second program's ten samples 13 cycles slower than the other seven
  * (their runs kept: 2 % is within the window); the samples' differences
- * put the mean's standard error at 2.1 cycles, +/- 0.063 a copy. */
+ * put the mean's standard error at 2.1 cycles, +/- 0.063 a copy.  The
+ * difference's noise is the samples' standard error where it exceeds the
+ * runs' by TSC_PAIRED_SIG, the runs' otherwise: ten samples' spread is an
+ * estimate of few degrees of freedom, which lies above 1.5 times the
+ * runs' by chance one time in 60 (a chi-square of 9), and above it at all
+ * nearly half the time, which took more passes of every measurement (the
+ * sweep's ALU forms 9-14 % longer). */
 #define TSC_PAIRED_MIN 5
+#define TSC_PAIRED_SIG 1.5
 double tsc_paired_se(const double *s0, const double *s1, size_t n);
 
 /* Which runs are undisturbed (l->keep) and their means: noise only adds

@@ -748,8 +748,9 @@ static bool estimate(run_state rs[2], const tsc_work *w, const tsc_goal *g, tsc_
         o->prelude[c] = tsc_prelude_spread(f, c, &o->diff[c]);
         o->first[c] = f[0].mean[c];
         double amb = f[0].ambiguity[c] + f[1].ambiguity[c];
-        o->noise[c] = TSC_Z * fmax(hypot(f[0].se[c], f[1].se[c]),
-                                   tsc_paired_se(rs[0].samples + c * n, rs[1].samples + c * n, n));
+        double run_se = hypot(f[0].se[c], f[1].se[c]);
+        double pair_se = tsc_paired_se(rs[0].samples + c * n, rs[1].samples + c * n, n);
+        o->noise[c] = TSC_Z * (pair_se > TSC_PAIRED_SIG * run_se ? pair_se : run_se);
         o->settle[c] = tsc_settle_spread(f, c);
         o->unc[c] = o->noise[c] + amb + o->prelude[c] + o->settle[c];
         o->agg_off[c] = fabs(stats_aggregate(rs[1].samples + c * n, n, (nb_agg)g->agg) -
