@@ -168,31 +168,56 @@ static double misfit_share(const place_job *j, const tsc_outcome *to, int c, pro
     return to->diff[c] != 0 && f.execs > 0 ? by / fabs(to->diff[c]) : 0;
 }
 
-/* A chain's programs linear() lets pass can still miss by more than the
- * probe's and the runs' noise explain (the rest of its allowance is the
- * tolerance's 1.5 % of the copies' part, more than the value's half-width
- * for an IMUL chain x 100): that part of the misfit, moved into the
- * difference as misfit_share moves it, joins every estimated-cycles
- * value's half-width.  600 single runs of an ADD pair x 100 on a Zen 5
- * guest beside the host's neighbour, their misfits recorded: 3 unflagged
- * beyond their half-width, two of them with a misfit beyond its noise
- * (2.052 +/- 0.024: 2.3 ticks against 1.4; 2.027: 2.6 against 1.9), which
- * this flags (replayed on the records, 20 more of the 600 flagged).  (Code
- * that is not a chain moves the harness's context by more:
- * tsc_linear_floor.) */
-static void misfit_left(const place_job *j, tsc_outcome *to, int c, probe_time h)
+/* The part of the misfit (probe h's) beyond `floor` ticks and what the
+ * probe's and the runs' noise explain, moved into the difference as
+ * misfit_share moves it, joins every estimated-cycles value's half-width. */
+static void misfit_into_half_width(const place_job *j, tsc_outcome *to, int c, probe_time h,
+                                   double floor)
 {
     probe_fit f = fit_of(j, to, c, h);
-    if (!chain_like(j, to, c) || !(f.execs >= 1) || to->diff[c] == 0)
+    if (!(f.execs >= 1) || to->diff[c] == 0)
         return;
     double r = f.execs / j->goal->execs;
-    double left = fabs(misfit_of(j, to, c, h)) - hypot(h.hw, to->noise[c] * (1 + r));
+    double left = fabs(misfit_of(j, to, c, h)) - floor - hypot(h.hw, to->noise[c] * (1 + r));
     if (!(left > 0))
         return;
     double share = left * fmax(1, j->goal->execs / f.execs) / fabs(to->diff[c]);
     for (size_t k = 0; k < j->n_ctr; k++)
         if (j->ctr[k].tsc_cycles)
             to->unc[k] += share * fabs(to->diff[k]);
+}
+
+/* A chain's programs linear() lets pass can still miss by more than the
+ * probe's and the runs' noise explain (the rest of its allowance is the
+ * tolerance's 1.5 % of the copies' part, more than the value's half-width
+ * for an IMUL chain x 100): that part joins the half-width.  600 single
+ * runs of an ADD pair x 100 on a Zen 5 guest beside the host's neighbour,
+ * their misfits recorded: 3 unflagged beyond their half-width, two of them
+ * with a misfit beyond its noise (2.052 +/- 0.024: 2.3 ticks against 1.4;
+ * 2.027: 2.6 against 1.9), which this flags (replayed on the records, 20
+ * more of the 600 flagged).  (Code that is not a chain moves the harness's
+ * context by more: tsc_linear_floor.) */
+static void misfit_left(const place_job *j, tsc_outcome *to, int c, probe_time h)
+{
+    if (chain_like(j, to, c))
+        misfit_into_half_width(j, to, c, h, 0);
+}
+
+/* Programs linear at no place, missing alike (same_misfit): the code's
+ * misfit, which a start's context can make (the sweep's throughput forms'
+ * first programs, 13-42 cycles below the harness and their copies, which
+ * the second's start has too: the difference holds), or which the longer
+ * program's cost makes (code that outgrows a cache between the two, or a
+ * process whose second program runs slow wherever it lies), and the
+ * difference is not the code's cost a copy.  What lies beyond the floor
+ * of code that is not a chain (what a start can move a program by:
+ * tsc_linear_floor) joins the half-width: six ADDs x 1,000 (defaults,
+ * -no_mem) read 2.652 +/- 0.029, unflagged, in 1 of 2,500 single runs on
+ * a Zen 5 guest (and 2.73 in 1 of 60 lines of bench/accuracy), the second
+ * program ~1,150 cycles slow at both places, against 1.50. */
+static void misfit_everywhere(const place_job *j, tsc_outcome *to, int c, probe_time h)
+{
+    misfit_into_half_width(j, to, c, h, tsc_linear_floor(false, j->cp->step, to->ratio));
 }
 
 /* Whether linear()'s verdict on probe h is its own noise's: linear, by
@@ -625,6 +650,7 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
         memcpy(j->rs[0].samples, kept, bytes);
         for (size_t k = 0; k < j->n_ctr; k++)
             to->unc[k] += spread[k];
+        misfit_everywhere(j, to, c, h);
     }
     *j->prog[0] = pairs[use][0];
     *j->prog[1] = pairs[use][1];
