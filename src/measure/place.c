@@ -157,32 +157,38 @@ static bool same_misfit(const place_job *j, const tsc_outcome *a, const tsc_outc
            misfit_floor(j, a, c) + r * hypot(a->noise[c], b->noise[c]);
 }
 
+/* `ticks` of misfit as a share of the difference: the first program
+ * slowed by them moves it by as much, the second slowed moves it by them
+ * in the difference's executions. */
+static double share_of_diff(const place_job *j, const tsc_outcome *to, int c, probe_fit f,
+                            double ticks)
+{
+    return to->diff[c] != 0 && f.execs > 0
+               ? ticks * fmax(1, j->goal->execs / f.execs) / fabs(to->diff[c])
+               : 0;
+}
+
 /* How far the difference can be off where linear() fails (a share of
- * it): the first program slowed by the misfit moves it by as much, the
- * second slowed moves it by the misfit in the difference's executions;
- * the misfit known within the probe's and the runs' noise. */
+ * it): the misfit, known within the probe's and the runs' noise. */
 static double misfit_share(const place_job *j, const tsc_outcome *to, int c, probe_time h)
 {
-    probe_fit f = fit_of(j, to, c, h);
-    double by = (fabs(misfit_of(j, to, c, h)) + h.hw + to->noise[c]) * fmax(1, j->goal->execs / f.execs);
-    return to->diff[c] != 0 && f.execs > 0 ? by / fabs(to->diff[c]) : 0;
+    return share_of_diff(j, to, c, fit_of(j, to, c, h),
+                         fabs(misfit_of(j, to, c, h)) + h.hw + to->noise[c]);
 }
 
 /* The part of the misfit (probe h's) beyond `floor` ticks and what the
- * probe's and the runs' noise explain, moved into the difference as
- * misfit_share moves it, joins every estimated-cycles value's half-width. */
+ * probe's and the runs' noise explain (share_of_diff) joins every
+ * estimated-cycles value's half-width. */
 static void misfit_into_half_width(const place_job *j, tsc_outcome *to, int c, probe_time h,
                                    double floor)
 {
     probe_fit f = fit_of(j, to, c, h);
-    if (!(f.execs >= 1) || to->diff[c] == 0)
+    if (!(f.execs >= 1))
         return;
-    double r = f.execs / j->goal->execs;
-    double left = fabs(misfit_of(j, to, c, h)) - floor - hypot(h.hw, to->noise[c] * (1 + r));
-    if (!(left > 0))
-        return;
-    double share = left * fmax(1, j->goal->execs / f.execs) / fabs(to->diff[c]);
-    for (size_t k = 0; k < j->n_ctr; k++)
+    double left = fabs(misfit_of(j, to, c, h)) - floor -
+                  tsc_misfit_noise(f.execs, h.hw, j->goal->execs, to->noise[c]);
+    double share = left > 0 ? share_of_diff(j, to, c, f, left) : 0;
+    for (size_t k = 0; share > 0 && k < j->n_ctr; k++)
         if (j->ctr[k].tsc_cycles)
             to->unc[k] += share * fabs(to->diff[k]);
 }
@@ -608,10 +614,10 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
         lin = linear(j, to, c, h);
     }
     codegen_free(&bare);
-    if (lin)
+    if (lin) {
         misfit_left(j, to, c, h);
-    if (lin)
         return compare_wanted(j, to, c) ? place_compare(j, to, po, c, &h, PLACE_TRIES - 1, err) : 0;
+    }
     size_t bytes = j->doubles * sizeof(double);
     double *kept = malloc(bytes);
     if (!kept)

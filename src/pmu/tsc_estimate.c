@@ -360,11 +360,17 @@ double tsc_linear_allow(double first_execs, double h0_hw, double diff, double di
                         double unc, double floor)
 {
     double copies = diff_execs > 0 ? first_execs * diff / diff_execs : 0;
+    return fmax(TSC_LINEAR_REL * fabs(copies), floor) +
+           tsc_misfit_noise(first_execs, h0_hw, diff_execs, unc);
+}
+
+double tsc_misfit_noise(double first_execs, double h0_hw, double diff_execs, double unc)
+{
     /* the misfit is first (1 + r) - h0 - r second, r = first_execs /
      * diff_execs, of independent means: its half-width at most h0's and
      * (1 + r) the difference's in quadrature */
     double r = diff_execs > 0 ? first_execs / diff_execs : 0;
-    return fmax(TSC_LINEAR_REL * fabs(copies), floor) + hypot(h0_hw, unc * (1 + r));
+    return hypot(h0_hw, unc * (1 + r));
 }
 
 double tsc_linear_floor(bool chain, double step, double ratio)

@@ -217,6 +217,9 @@ bool tsc_linear(double first, double first_execs, double h0, double h0_hw, doubl
 /* The misfit tsc_linear lets pass with these (ticks). */
 double tsc_linear_allow(double first_execs, double h0_hw, double diff, double diff_execs,
                         double unc, double floor);
+/* The part of that which is the misfit's own noise (ticks): h0's half-width
+ * and the difference's in quadrature. */
+double tsc_misfit_noise(double first_execs, double h0_hw, double diff_execs, double unc);
 /* The least misfit tsc_linear lets pass (ticks), whatever the copies.
  * Code the front end bounds, and loops: TSC_LINEAR_STEPS of the TSC's
  * `step` and TSC_LINEAR_TICKS at least (what a run's start costs moves by
