@@ -29,9 +29,11 @@ static void test_floors(void **state)
     assert_true(tsc_port_floor("Zen5", TSC_PORT_VEC) == 0.25);
     assert_true(fabs(tsc_port_floor("AlderLakeP", TSC_PORT_VEC) - 1.0 / 3) < 1e-12);
     assert_true(tsc_port_floor("Haswell", TSC_PORT_VEC) == 0.5);
+    assert_true(tsc_port_floor("Zen5", TSC_PORT_DIV) == 2.5);
     /* not known: compared with itself */
     assert_true(tsc_port_floor("Zen4", TSC_PORT_ALU) == 0);
     assert_true(tsc_port_floor("Zen4", TSC_PORT_VEC) == 0);
+    assert_true(tsc_port_floor("Skylake", TSC_PORT_DIV) == 0);
     assert_true(tsc_port_floor("AlderLakeE", TSC_PORT_LOAD) == 0);
     assert_true(tsc_port_floor(NULL, TSC_PORT_STORE) == 0);
     assert_true(tsc_port_floor("Zen5", TSC_PORTS) == 0);
@@ -57,11 +59,11 @@ static void test_probes(void **state)
         assert_non_null(p->what);
     }
     assert_true(tsc_ports[TSC_PORT_STORE].line);
-    /* only the vector adds need AVX (cal_build leaves them out without):
+    /* only the vector adds and divides need AVX (cal_build leaves them out without):
      * a VEX prefix; the others run on every x86-64 core */
     for (int k = 0; k < TSC_PORTS; k++)
         assert_true(tsc_ports[k].avx == (tsc_ports[k].insn[0] == 0xC5));
-    assert_true(tsc_ports[TSC_PORT_VEC].avx);
+    assert_true(tsc_ports[TSC_PORT_VEC].avx && tsc_ports[TSC_PORT_DIV].avx);
 }
 
 static void test_threshold(void **state)

@@ -7,7 +7,8 @@
  * cycle, 4,000 stores at 2, 6,000 multiplies at 3, 8,000 vector adds at 4,
  * 12,000 POPCNTs at 6: with 8,000, 1,300 cycles,
  * the POPCNTs' quietest stretch read up to 4.0 % slow beside a busy loop
- * on nb's CPU) */
+ * on nb's CPU; 1,000 vector divides at one in 2.5 cycles, 2,500: ten
+ * iterations more than the short program's one, as every probe has) */
 const tsc_port_probe tsc_ports[TSC_PORTS] = {
     [TSC_PORT_LOAD] = {.json = "load_port_slowdown",
                        .json_hw = "load_port_slowdown_uncertainty",
@@ -34,11 +35,16 @@ const tsc_port_probe tsc_ports[TSC_PORTS] = {
                       .what = "vector adds that wait on nothing",
                       .insn = {0xC5, 0xF1, 0xFE, 0xC2},   /* vpaddd xmm0, xmm1, xmm2 */
                       .loop_a = 1, .loop_b = 81, .burst = 6, .avx = true},
+    [TSC_PORT_DIV] = {.json = "divider_slowdown",
+                      .json_hw = "divider_slowdown_uncertainty",
+                      .what = "vector divides that wait on nothing",
+                      .insn = {0xC5, 0xF0, 0x5E, 0xC2},   /* vdivps xmm0, xmm1, xmm2 */
+                      .loop_a = 1, .loop_b = 11, .burst = 6, .avx = true},
 };
 
 /* Cores with SMT and the loads from the L1, the stores to it, the POPCNTs,
- * the 64-bit multiplies and the 128-bit vector adds they start a cycle (0:
- * not known).  Those without SMT (the
+ * the 64-bit multiplies, the 128-bit vector adds and the 128-bit vector
+ * divides they start a cycle (0: not known).  Those without SMT (the
  * E-cores, Lion Cove) and those not sure are left out. */
 static const struct {
     const char *uarch;
@@ -55,7 +61,7 @@ static const struct {
     {"AlderLakeP", {3, 2, 0, 1, 3}}, {"SapphireRapids", {3, 2, 0, 1, 3}},
     {"EmeraldRapids", {3, 2, 0, 1, 3}}, {"GraniteRapids", {3, 2, 0, 1, 3}},
     {"MeteorLakeP", {3, 2, 0, 1, 3}}, {"Zen1", {2, 1, 0, 1}}, {"Zen2", {2, 1, 0, 1}},
-    {"Zen3", {3, 2, 0, 1}}, {"Zen4", {3, 2, 0, 1}}, {"Zen5", {4, 2, 6, 3, 4}},
+    {"Zen3", {3, 2, 0, 1}}, {"Zen4", {3, 2, 0, 1}}, {"Zen5", {4, 2, 6, 3, 4, 0.4}},
 };
 
 double tsc_port_floor(const char *uarch, int port)

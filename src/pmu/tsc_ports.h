@@ -1,6 +1,6 @@
 /* nb tsc port probes: whether another thread shared the core's load ports,
- * its store ports, its ALUs, its multipliers or its vector units while the
- * tsc backend measured.
+ * its store ports, its ALUs, its multipliers, its vector units or its
+ * vector divider while the tsc backend measured.
  *
  * A chain waits on one instruction at a time and hardly notices a
  * neighbour that keeps the core's ports busy: on a Zen 5 guest, while the
@@ -36,6 +36,7 @@ enum {
     TSC_PORT_ALU,     /* popcnt eax, ebx: ALU work that waits on nothing */
     TSC_PORT_MUL,     /* imul rax, rbx, 3: multiplies that wait on nothing */
     TSC_PORT_VEC,     /* vpaddd xmm0, xmm1, xmm2: vector adds (AVX) */
+    TSC_PORT_DIV,     /* vdivps xmm0, xmm1, xmm2: vector divides (AVX) */
     TSC_PORTS
 };
 
@@ -65,7 +66,11 @@ extern const tsc_port_probe tsc_ports[TSC_PORTS];
  * multiplies: 1 on every Intel core listed and Zen 1 to 4 (one multiplier
  * port), 3 on Zen 5, measured here (0.334 cycles each, 1.00 for three a
  * copy).  128-bit vector adds: 2 on Sandy Bridge to Broadwell, 3 from
- * Skylake on, 4 on Zen 5, measured here (0.250); not known on Zen 1 to 4);
+ * Skylake on, 4 on Zen 5, measured here (0.250); not known on Zen 1 to 4.
+ * 128-bit single-precision divides: 0.4 on Zen 5, measured here (2.51
+ * cycles each, with zero operands, as the probe's are, and with 1.0s);
+ * elsewhere not known, the divider's throughput depending on the core's
+ * generation and, on some, on the operands);
  * 0 where it is not (the probe is then compared with itself only, as the
  * NOP loop is: tsc_frontend_slowdown). */
 double tsc_port_floor(const char *uarch, int port);
