@@ -33,10 +33,11 @@
  * thread shared it: bench/accuracy then marks the reference shared), and a
  * fourth, 10,000 dependent loads from one L1 line apart, how fast the load
  * pipeline ran (a whole number of cycles a load, unless another thread
- * shared it: the same); five more, 10,000 independent loads from one
+ * shared it: the same); six more, 10,000 independent loads from one
  * line, stores to one line, POPCNTs, 64-bit multiplies and (with AVX)
- * vector adds that wait on nothing apart, how fast the load and store
- * ports, the ALUs, the multipliers and the vector units ran (as nb's port probes,
+ * vector adds and vector divides that wait on nothing apart, how fast the
+ * load and store ports, the ALUs, the multipliers, the vector units and the
+ * vector divider ran (as nb's port probes,
  * pmu/tsc_ports.h: slower than the quietest such reading while another
  * thread shared them, which a chain need not show).  The half-width is three
  * standard errors of the difference of the two means.  Registers the code
@@ -299,9 +300,9 @@ static double now(void)
  * read alike either way. */
 #define RUN_WARM 5
 #define RUN_KEEP 10
-/* the clock's chains, the NOP loop, the load chain and the three port probes:
+/* the clock's chains, the NOP loop, the load chain and the six port probes:
  * pairs of programs 100 and 200 copies a loop of 100 iterations */
-#define CAL_PAIRS 9
+#define CAL_PAIRS 10
 /* The places take turns of this many rounds, the first of each not kept:
  * calls taking turns one by one ran 2 MB programs at three places from
  * DRAM (1,000 NOPs read 1,300 cycles). */
@@ -355,13 +356,15 @@ int main(int argc, char **argv)
     cal_pair(cal[4], ldp, sizeof ldp, NULL, 0);
     cal_pair(cal[5], st, sizeof st, NULL, 0);
     cal_pair(cal[6], pc, sizeof pc, NULL, 0);
-    /* multiplies; vector adds where the CPU has AVX (else POPCNTs again,
-     * not printed) */
-    static const uint8_t mul[] = {0x48, 0x6B, 0xC3, 0x03}, vec[] = {0xC5, 0xF1, 0xFE, 0xC2};
+    /* multiplies; vector adds and vector divides where the CPU has AVX
+     * (else POPCNTs again, not printed) */
+    static const uint8_t mul[] = {0x48, 0x6B, 0xC3, 0x03}, vec[] = {0xC5, 0xF1, 0xFE, 0xC2},
+                         vdiv[] = {0xC5, 0xF0, 0x5E, 0xC2};
     __builtin_cpu_init();
     bool avx = __builtin_cpu_supports("avx");
     cal_pair(cal[7], mul, sizeof mul, NULL, 0);
     cal_pair(cal[8], avx ? vec : pc, 4, NULL, 0);
+    cal_pair(cal[9], avx ? vdiv : pc, 4, NULL, 0);
     const double ops = 100.0 * 100.0;
 
     static double t[PLACES][2][MAX_CALLS], ct[2 * CAL_PAIRS][MAX_CALLS / 16 + 1];
@@ -430,7 +433,8 @@ int main(int argc, char **argv)
            (cm[11] - cm[10]) / ops / ratio, (cm[13] - cm[12]) / ops / ratio,
            (cm[15] - cm[14]) / ops / ratio);
     if (avx)
-        printf(" vec %.5f", (cm[17] - cm[16]) / ops / ratio);
+        printf(" vec %.5f div %.5f", (cm[17] - cm[16]) / ops / ratio,
+               (cm[19] - cm[18]) / ops / ratio);
     printf("\n");
     return 0;
 }
