@@ -117,14 +117,15 @@ static double misfit_of(const place_job *j, const tsc_outcome *to, int c, probe_
     return tsc_misfit(f.first, f.execs, f.h0, to->diff[c], j->goal->execs);
 }
 
-/* The least misfit linear() lets pass (tsc_linear_floor): a chain's where
- * the code is straight and its context a chain's (the front end does not
- * bound it: tsc_context_cycles), the front end's otherwise. */
+/* Whether the code is straight and its context a chain's (the front end
+ * does not bound it: tsc_context_cycles). */
 static bool chain_like(const place_job *j, const tsc_outcome *to, int c)
 {
     return j->loops[1] <= 1 && to->context[c] > 0 && to->context[c] <= TSC_CONTEXT_CYCLES;
 }
 
+/* The least misfit linear() lets pass (tsc_linear_floor): a chain's where
+ * the code is chain_like, the front end's otherwise. */
 static double misfit_floor(const place_job *j, const tsc_outcome *to, int c)
 {
     return tsc_linear_floor(chain_like(j, to, c), j->cp->step, to->ratio);
