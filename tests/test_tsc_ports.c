@@ -6,9 +6,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
+#include "harness/codegen.h"
+#include "pmu/tsc_method.h"
 #include "pmu/tsc_ports.h"
 
 static void test_floors(void **state)
@@ -30,10 +33,12 @@ static void test_floors(void **state)
     assert_true(fabs(tsc_port_floor("AlderLakeP", TSC_PORT_VEC) - 1.0 / 3) < 1e-12);
     assert_true(tsc_port_floor("Haswell", TSC_PORT_VEC) == 0.5);
     assert_true(tsc_port_floor("Zen5", TSC_PORT_DIV) == 2.5);
+    assert_true(fabs(tsc_port_floor("Zen5", TSC_PORT_IDIV) - 10) < 1e-12);
     /* not known: compared with itself */
     assert_true(tsc_port_floor("Zen4", TSC_PORT_ALU) == 0);
     assert_true(tsc_port_floor("Zen4", TSC_PORT_VEC) == 0);
     assert_true(tsc_port_floor("Skylake", TSC_PORT_DIV) == 0);
+    assert_true(tsc_port_floor("Zen4", TSC_PORT_IDIV) == 0);
     assert_true(tsc_port_floor("AlderLakeE", TSC_PORT_LOAD) == 0);
     assert_true(tsc_port_floor(NULL, TSC_PORT_STORE) == 0);
     assert_true(tsc_port_floor("Zen5", TSC_PORTS) == 0);
@@ -44,15 +49,17 @@ static void test_floors(void **state)
     assert_true(tsc_port_probe_floor(TSC_PORT_ALU, 0, 100) == 0);
 }
 
-/* Every probe is a loop that measures more than it costs to start, with
- * two stretches of three pairs, and names itself in JSON and on the
- * backend line. */
+/* Every probe is a loop that measures more than it costs to start (at
+ * least twice: the integer divider's chain, whose short program alone takes
+ * 1,000 cycles; ten times for the others), with two stretches of three
+ * pairs, and names itself in JSON and on the backend line. */
 static void test_probes(void **state)
 {
     (void)state;
     for (int k = 0; k < TSC_PORTS; k++) {
         const tsc_port_probe *p = &tsc_ports[k];
-        assert_true(p->loop_b > 10 * p->loop_a && p->loop_a >= 1);
+        assert_true(p->loop_a >= 1);
+        assert_true(p->loop_b - p->loop_a >= (k == TSC_PORT_IDIV ? 2 : 10) * p->loop_a);
         assert_true(p->burst >= 6);
         assert_non_null(p->json);
         assert_non_null(p->json_hw);
@@ -64,6 +71,35 @@ static void test_probes(void **state)
     for (int k = 0; k < TSC_PORTS; k++)
         assert_true(tsc_ports[k].avx == (tsc_ports[k].insn[0] == 0xC5));
     assert_true(tsc_ports[TSC_PORT_VEC].avx && tsc_ports[TSC_PORT_DIV].avx);
+}
+
+/* The integer divider's probe runs as cal_build builds it, R14 pointing
+ * to a line: the prologue's RDX = 0 and RAX = 0 make every DIV 0 by R14,
+ * quotient and remainder 0, so the chain never raises #DE (which would
+ * kill the measuring process); a changed prologue that left RDX at R14 or
+ * above would end this test with SIGFPE. */
+static void test_int_divider_runs(void **state)
+{
+    (void)state;
+    static _Alignas(64) uint64_t line[8];
+    uint8_t body[CAL_BODY * 4];
+    for (size_t i = 0; i < CAL_BODY; i++)
+        memcpy(body + 4 * i, tsc_ports[TSC_PORT_IDIV].insn, 4);
+    static const codegen_read rd = {PMU_READ_RDTSC, 0};
+    static uint64_t stack[64];
+    codegen_params p = {
+        .code = body, .code_len = sizeof body, .copies = 1, .reads = &rd, .n_reads = 1,
+        .r14 = (uintptr_t)line, .rdi = (uintptr_t)&stack[32], .rsi = (uintptr_t)&stack[32],
+        .rbp = (uintptr_t)&stack[32], .rsp = (uintptr_t)&stack[48],
+        .loop_count = tsc_ports[TSC_PORT_IDIV].loop_b,
+    };
+    codegen_prog prog;
+    nb_error err;
+    assert_int_equal(codegen_build(&p, &prog, &err), 0);
+    codegen_call(&prog);
+    /* 300 divides of at least a cycle each */
+    assert_true(prog.data->m2[0] > prog.data->m1[0]);
+    codegen_free(&prog);
 }
 
 static void test_threshold(void **state)
@@ -79,6 +115,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floors),
         cmocka_unit_test(test_probes),
+        cmocka_unit_test(test_int_divider_runs),
         cmocka_unit_test(test_threshold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

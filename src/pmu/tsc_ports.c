@@ -8,7 +8,9 @@
  * 12,000 POPCNTs at 6: with 8,000, 1,300 cycles,
  * the POPCNTs' quietest stretch read up to 4.0 % slow beside a busy loop
  * on nb's CPU; 1,000 vector divides at one in 2.5 cycles, 2,500: ten
- * iterations more than the short program's one, as every probe has) */
+ * iterations more than the short program's one, as every probe but the
+ * integer divider's has, whose 200 chained DIVs at 10 cycles take 2,000 in
+ * two more, its short program alone 1,000) */
 const tsc_port_probe tsc_ports[TSC_PORTS] = {
     [TSC_PORT_LOAD] = {.json = "load_port_slowdown",
                        .json_hw = "load_port_slowdown_uncertainty",
@@ -40,11 +42,17 @@ const tsc_port_probe tsc_ports[TSC_PORTS] = {
                       .what = "vector divides that wait on nothing",
                       .insn = {0xC5, 0xF0, 0x5E, 0xC2},   /* vdivps xmm0, xmm1, xmm2 */
                       .loop_a = 1, .loop_b = 11, .burst = 6, .avx = true},
+    [TSC_PORT_IDIV] = {.json = "int_divider_slowdown",
+                       .json_hw = "int_divider_slowdown_uncertainty",
+                       .what = "a chain of integer divides",
+                       .insn = {0x3E, 0x49, 0xF7, 0xF6},   /* ds div r14 */
+                       .loop_a = 1, .loop_b = 3, .burst = 6},
 };
 
 /* Cores with SMT and the loads from the L1, the stores to it, the POPCNTs,
  * the 64-bit multiplies, the 128-bit vector adds and the 128-bit vector
- * divides they start a cycle (0: not known).  Those without SMT (the
+ * divides they start a cycle, and the probe's chained integer divides they
+ * finish one (0: not known).  Those without SMT (the
  * E-cores, Lion Cove) and those not sure are left out. */
 static const struct {
     const char *uarch;
@@ -61,7 +69,7 @@ static const struct {
     {"AlderLakeP", {3, 2, 0, 1, 3}}, {"SapphireRapids", {3, 2, 0, 1, 3}},
     {"EmeraldRapids", {3, 2, 0, 1, 3}}, {"GraniteRapids", {3, 2, 0, 1, 3}},
     {"MeteorLakeP", {3, 2, 0, 1, 3}}, {"Zen1", {2, 1, 0, 1}}, {"Zen2", {2, 1, 0, 1}},
-    {"Zen3", {3, 2, 0, 1}}, {"Zen4", {3, 2, 0, 1}}, {"Zen5", {4, 2, 6, 3, 4, 0.4}},
+    {"Zen3", {3, 2, 0, 1}}, {"Zen4", {3, 2, 0, 1}}, {"Zen5", {4, 2, 6, 3, 4, 0.4, 0.1}},
 };
 
 double tsc_port_floor(const char *uarch, int port)

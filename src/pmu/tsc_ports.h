@@ -1,6 +1,6 @@
 /* nb tsc port probes: whether another thread shared the core's load ports,
- * its store ports, its ALUs, its multipliers, its vector units or its
- * vector divider while the tsc backend measured.
+ * its store ports, its ALUs, its multipliers, its vector units, its
+ * vector divider or its integer divider while the tsc backend measured.
  *
  * A chain waits on one instruction at a time and hardly notices a
  * neighbour that keeps the core's ports busy: on a Zen 5 guest, while the
@@ -24,7 +24,13 @@
  * Each probe's quietest stretch is compared with the most cycles one of its
  * instructions takes on a quiet core of this microarchitecture, or the
  * fewest this measuring process has seen where that is not known (as the
- * NOP loop's: tsc_keep_quietest). */
+ * NOP loop's: tsc_keep_quietest).
+ *
+ * The integer divider's probe is a chain instead: DIV reads the RDX:RAX
+ * the last one wrote, and no 4-byte form waits on nothing.  Its divides are
+ * of 0 by R14, a pointer, so RDX stays 0 and none can raise #DE; a chain
+ * waits on the divider as code that divides does, and on a Zen 5 guest its
+ * 10 cycles a DIV hold the divider 7 of them (independent DIVs: 7.0). */
 #ifndef NB_PMU_TSC_PORTS_H
 #define NB_PMU_TSC_PORTS_H
 
@@ -37,6 +43,7 @@ enum {
     TSC_PORT_MUL,     /* imul rax, rbx, 3: multiplies that wait on nothing */
     TSC_PORT_VEC,     /* vpaddd xmm0, xmm1, xmm2: vector adds (AVX) */
     TSC_PORT_DIV,     /* vdivps xmm0, xmm1, xmm2: vector divides (AVX) */
+    TSC_PORT_IDIV,    /* ds div r14: a chain of integer divides of 0 by R14 */
     TSC_PORTS
 };
 
@@ -70,7 +77,10 @@ extern const tsc_port_probe tsc_ports[TSC_PORTS];
  * 128-bit single-precision divides: 0.4 on Zen 5, measured here (2.51
  * cycles each, with zero operands, as the probe's are, and with 1.0s);
  * elsewhere not known, the divider's throughput depending on the core's
- * generation and, on some, on the operands);
+ * generation and, on some, on the operands.  64-bit integer divides of 0
+ * by R14 (a pointer), each waiting on the last: 10 on Zen 5, measured here
+ * (10.0 cycles a DIV; independent ones took 7); elsewhere not known, the
+ * integer divider's latency depending on the operands' bits);
  * 0 where it is not (the probe is then compared with itself only, as the
  * NOP loop is: tsc_frontend_slowdown). */
 double tsc_port_floor(const char *uarch, int port);
