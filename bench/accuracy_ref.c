@@ -8,7 +8,8 @@
  *         places <value at each place> nop <cycles per NOP of a loop of NOPs>
  *         ld <cycles per load of a chain of L1 loads> ldp <cycles per load
  *         that waits on nothing> st <cycles per store> pc <cycles per POPCNT>
- *         mul <cycles per multiply> [vec <cycles per vector add>]"
+ *         mul <cycles per multiply> idiv <cycles per chained integer divide>
+ *         [vec <cycles per vector add> div <cycles per vector divide>]"
  *
  * Each program is nanoBench's shape and order (registers set, the init
  * code, the first read of two counters as its generated code reads them,
@@ -39,7 +40,9 @@
  * load and store ports, the ALUs, the multipliers, the vector units and the
  * vector divider ran (as nb's port probes,
  * pmu/tsc_ports.h: slower than the quietest such reading while another
- * thread shared them, which a chain need not show).  The half-width is three
+ * thread shared them, which a chain need not show); and one more, 1,000
+ * chained integer divides of 0 by R14 apart (10 and 20 copies), how fast
+ * the integer divider ran (as nb's probe of it).  The half-width is three
  * standard errors of the difference of the two means.  Registers the code
  * may not use: R11, R13, R15 (R14 points into a zeroed 1 MiB area, as
  * nb's does).  Pins itself to CPU 0 unless REF_CPU is set.
@@ -300,9 +303,10 @@ static double now(void)
  * read alike either way. */
 #define RUN_WARM 5
 #define RUN_KEEP 10
-/* the clock's chains, the NOP loop, the load chain and the six port probes:
- * pairs of programs 100 and 200 copies a loop of 100 iterations */
-#define CAL_PAIRS 10
+/* the clock's chains, the NOP loop, the load chain and the seven port
+ * probes: pairs of programs 100 and 200 copies a loop of 100 iterations
+ * (the integer divides' 10 and 20: each takes 10 cycles) */
+#define CAL_PAIRS 11
 /* The places take turns of this many rounds, the first of each not kept:
  * calls taking turns one by one ran 2 MB programs at three places from
  * DRAM (1,000 NOPs read 1,300 cycles). */
@@ -365,6 +369,11 @@ int main(int argc, char **argv)
     cal_pair(cal[7], mul, sizeof mul, NULL, 0);
     cal_pair(cal[8], avx ? vec : pc, 4, NULL, 0);
     cal_pair(cal[9], avx ? vdiv : pc, 4, NULL, 0);
+    /* chained integer divides: RDX and RAX start 0 and stay so, R14 is
+     * the area's middle (no #DE) */
+    static const uint8_t idiv[] = {0x3E, 0x49, 0xF7, 0xF6};
+    build(&cal[10][0], idiv, sizeof idiv, NULL, 0, 10, 100);
+    build(&cal[10][1], idiv, sizeof idiv, NULL, 0, 20, 100);
     const double ops = 100.0 * 100.0;
 
     static double t[PLACES][2][MAX_CALLS], ct[2 * CAL_PAIRS][MAX_CALLS / 16 + 1];
@@ -432,6 +441,7 @@ int main(int argc, char **argv)
            (cm[7] - cm[6]) / ops / ratio, (cm[9] - cm[8]) / ops / ratio,
            (cm[11] - cm[10]) / ops / ratio, (cm[13] - cm[12]) / ops / ratio,
            (cm[15] - cm[14]) / ops / ratio);
+    printf(" idiv %.5f", (cm[21] - cm[20]) / (ops / 10) / ratio);
     if (avx)
         printf(" vec %.5f div %.5f", (cm[17] - cm[16]) / ops / ratio,
                (cm[19] - cm[18]) / ops / ratio);
