@@ -6,11 +6,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include <cmocka.h>
 
-#include "harness/codegen.h"
 #include "pmu/tsc_method.h"
 #include "pmu/tsc_ports.h"
 
@@ -73,33 +71,30 @@ static void test_probes(void **state)
     assert_true(tsc_ports[TSC_PORT_VEC].avx && tsc_ports[TSC_PORT_DIV].avx);
 }
 
-/* The integer divider's probe runs as cal_build builds it, R14 pointing
- * to a line: the prologue's RDX = 0 and RAX = 0 make every DIV 0 by R14,
- * quotient and remainder 0, so the chain never raises #DE (which would
- * kill the measuring process); a changed prologue that left RDX at R14 or
- * above would end this test with SIGFPE. */
+/* The integer divider's probe runs as cal_build builds it (R14 its
+ * line's address): the prologue's RDX = 0 and RAX = 0 make every DIV 0 by
+ * R14, quotient and remainder 0, so the chain never raises #DE (which
+ * would kill the measuring process); a changed prologue or probe that left
+ * RDX at R14 or above would end this test with SIGFPE. */
+static void run_native(const codegen_prog *p, bool calibration)
+{
+    (void)calibration;
+    codegen_call(p);
+}
+
 static void test_int_divider_runs(void **state)
 {
     (void)state;
-    static _Alignas(64) uint64_t line[8];
-    uint8_t body[CAL_BODY * 4];
-    for (size_t i = 0; i < CAL_BODY; i++)
-        memcpy(body + 4 * i, tsc_ports[TSC_PORT_IDIV].insn, 4);
-    static const codegen_read rd = {PMU_READ_RDTSC, 0};
-    static uint64_t stack[64];
-    codegen_params p = {
-        .code = body, .code_len = sizeof body, .copies = 1, .reads = &rd, .n_reads = 1,
-        .r14 = (uintptr_t)line, .rdi = (uintptr_t)&stack[32], .rsi = (uintptr_t)&stack[32],
-        .rbp = (uintptr_t)&stack[32], .rsp = (uintptr_t)&stack[48],
-        .loop_count = tsc_ports[TSC_PORT_IDIV].loop_b,
-    };
-    codegen_prog prog;
+    static cal_progs cp;
+    static const double floor[TSC_PORTS] = {0};
     nb_error err;
-    assert_int_equal(codegen_build(&p, &prog, &err), 0);
-    codegen_call(&prog);
+    /* the IMUL's and the load chain's latencies given: nothing is timed */
+    assert_int_equal(cal_build(&cp, run_native, 3, 4, 0, floor, false, &err), 0);
+    assert_true(cp.has_port[TSC_PORT_IDIV]);
+    const codegen_prog *b = &cp.port[TSC_PORT_IDIV].b;
+    run_native(b, true);
     /* 300 divides of at least a cycle each */
-    assert_true(prog.data->m2[0] > prog.data->m1[0]);
-    codegen_free(&prog);
+    assert_true(b->data->m2[0] > b->data->m1[0]);
 }
 
 static void test_threshold(void **state)
