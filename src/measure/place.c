@@ -474,19 +474,19 @@ static bool agree(const tsc_outcome *a, const tsc_outcome *b, int c)
                hypot(a->noise[c] / a->ratio, b->noise[c] / b->ratio);
 }
 
-/* Whether code measured as *to is compared at other places: the front end
- * bounds it (its context beyond a chain's) and what its place moves
- * matters (place.h: PLACE_FE_SHIFT; fe_shifts), or it is a loop of more
- * than one iteration, whose branch moves with its place. */
-static bool fe_shifts(const place_job *j, const tsc_outcome *to, int c)
+/* Whether the front end bounds code measured as *to (its context beyond a
+ * chain's): its place can move it (place.h). */
+static bool fe_context(const tsc_outcome *to, int c)
 {
-    double per = to->ratio > 0 ? to->diff[c] / to->ratio / j->goal->execs : 0;
-    return to->context[c] > TSC_CONTEXT_CYCLES && PLACE_FE_SHIFT * fabs(per) > tsc_tolerance(per) / 2;
+    return to->context[c] > TSC_CONTEXT_CYCLES;
 }
 
+/* Whether code measured as *to is compared at other places: the front end
+ * bounds it, or it is a loop of more than one iteration, whose branch moves
+ * with its place. */
 static bool compare_wanted(const place_job *j, const tsc_outcome *to, int c)
 {
-    return j->loops[1] > 1 || fe_shifts(j, to, c);
+    return j->loops[1] > 1 || fe_context(to, c);
 }
 
 /* Code compare_wanted, linear where it lies (or with no probe, h NULL, to
@@ -567,7 +567,7 @@ out:
  * value stands and what its place can move it by joins its half-width
  * (to->fixed; po->off that share): code beyond PLACE_BIG PLACE_ONE_SHARE;
  * code its probe finds not linear there, what the misfit can move the
- * difference by; code the front end bounds (fe_shifts), PLACE_FE_SHIFT.
+ * difference by; code the front end bounds (fe_context), PLACE_FE_SHIFT.
  * (Six ADDs with -n_measurements 200000 read 2.60 +/- 0.02 once in six,
  * unflagged, before.) */
 static void place_one(const place_job *j, tsc_outcome *to, place_outcome *po, int c)
@@ -579,7 +579,7 @@ static void place_one(const place_job *j, tsc_outcome *to, place_outcome *po, in
     } else {
         if (probe_for(j, &h) && time_probe(j, to, c, &h) && !linear(j, to, c, h))
             share = misfit_share(j, to, c, h);
-        if (fe_shifts(j, to, c))
+        if (fe_context(to, c))
             share = fmax(share, PLACE_FE_SHIFT);
     }
     for (size_t k = 0; k < j->n_ctr; k++)

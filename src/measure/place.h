@@ -48,11 +48,14 @@
  * others (+/- 0.003 between processes), with every place linear within
  * the check's floor of 8 TSC steps (a fifth of the difference there).  So
  * such code is measured at a second place too, and where the two disagree
- * beyond their runs' noise, at a third (place_compare).  Not where
- * PLACE_FE_SHIFT of the value is within half its tolerance: 1 instruction
- * at a quarter of a cycle (0.02 cycles of tolerance) read up to 4 % apart
- * at two places, far within it, and comparing them cost a sixth of a
- * 1,000-line batch's time.
+ * beyond their runs' noise, at a third (place_compare).  Small code too:
+ * one NOP (a quarter of a cycle, 0.02 cycles of tolerance) read 6-16 % and
+ * once 38 % apart at two places of one process, and left at one place
+ * (while PLACE_FE_SHIFT of it was within half its tolerance) it read 13-14 %
+ * high, unflagged, in about 1 process in 2,000 (1 of 4,000 with
+ * -basic_mode; compared, none of 4,000 either way).  Comparing costs one
+ * more measurement where the code is front-end-bound (164 of bench/batch's
+ * 1,000 lines, against 26 before: about a tenth more time).
  *
  * A loop (-loop_count above 1) is compared wherever its context lies: its
  * taken branch moves with its place, by more than straight code moves, and
@@ -88,8 +91,8 @@
  * log: place_check): one place in four read 15-24 % off the others. */
 #define PLACE_ONE_SHARE 0.25
 /* How far the place moved code the front end bounds (a fraction of its
- * value): 6 ADDs read 2 % off in the processes where they did; compared
- * where this much of the value is beyond half its tolerance. */
+ * value): 6 ADDs read 2 % off in the processes where they did.  Added to
+ * the half-width of such code measured at one place alone. */
 #define PLACE_FE_SHIFT 0.03
 /* Whether `copies` copies of p's code reach PLACE_BIG: the measuring process
  * sets tsc_goal.big from it, which place_check goes by. */
