@@ -481,12 +481,21 @@ static bool fe_context(const tsc_outcome *to, int c)
     return to->context[c] > TSC_CONTEXT_CYCLES;
 }
 
-/* Whether code measured as *to is compared at other places: the front end
- * bounds it, or it is a loop of more than one iteration, whose branch moves
- * with its place. */
+/* Whether what its place can move code the front end bounds by matters
+ * (place.h): PLACE_FE_SHIFT of its value beyond half its tolerance, or of
+ * the two programs' difference beyond the context the value carries. */
+static bool fe_shifts(const place_job *j, const tsc_outcome *to, int c)
+{
+    double cycles = to->ratio > 0 ? to->diff[c] / to->ratio : 0, per = cycles / j->goal->execs;
+    return fe_context(to, c) && (PLACE_FE_SHIFT * fabs(per) > tsc_tolerance(per) / 2 ||
+                                 PLACE_FE_SHIFT * fabs(cycles) > to->context[c]);
+}
+
+/* Whether code measured as *to is compared at other places: fe_shifts, or
+ * a loop of more than one iteration, whose branch moves with its place. */
 static bool compare_wanted(const place_job *j, const tsc_outcome *to, int c)
 {
-    return j->loops[1] > 1 || fe_context(to, c);
+    return j->loops[1] > 1 || fe_shifts(j, to, c);
 }
 
 /* Code compare_wanted, linear where it lies (or with no probe, h NULL, to

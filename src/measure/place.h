@@ -48,14 +48,17 @@
  * others (+/- 0.003 between processes), with every place linear within
  * the check's floor of 8 TSC steps (a fifth of the difference there).  So
  * such code is measured at a second place too, and where the two disagree
- * beyond their runs' noise, at a third (place_compare).  Small code too:
- * one NOP (a quarter of a cycle, 0.02 cycles of tolerance) read 6-16 % and
- * once 38 % apart at two places of one process, and left at one place
- * (while PLACE_FE_SHIFT of it was within half its tolerance) it read 13-14 %
- * high, unflagged, in about 1 process in 2,000 (1 of 4,000 with
- * -basic_mode; compared, none of 4,000 either way).  Comparing costs one
- * more measurement where the code is front-end-bound (164 of bench/batch's
- * 1,000 lines, against 26 before: about a tenth more time).
+ * beyond their runs' noise, at a third (place_compare), where PLACE_FE_SHIFT
+ * of its value is beyond half its tolerance, or of the two programs'
+ * difference beyond the context the value carries.  The second for small
+ * values at nanoBench's 1,000 copies: one NOP (a quarter of a cycle, 0.02
+ * of tolerance) read 6-16 % and once 38 % apart at two places of one
+ * process, and left at one place it read 13-14 % high, unflagged, in about
+ * 1 process in 2,000 (1 of 4,000 with -basic_mode; compared, none of 5,500
+ * either way); it costs a measurement on 173 of bench/batch's 1,000 lines
+ * (26 without), about a tenth more time.  Not for all small values: the
+ * sweep's forms of 2-200 copies, whose places disagree beyond their runs'
+ * noise by a few cycles, 10,300 of 11,521 flagged against 304 (180 so).
  *
  * A loop (-loop_count above 1) is compared wherever its context lies: its
  * taken branch moves with its place, by more than straight code moves, and
