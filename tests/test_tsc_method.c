@@ -594,6 +594,31 @@ static void test_superlinear_code_keeps_its_place(void **state)
     assert_true(half_width(&o) > tsc_tolerance(v));
 }
 
+/* The two programs built again with a and b copies (g_copies0, g_copies1),
+ * the tests' own kept in kept[2] until own_copies puts them back. */
+static void use_copies(long a, long b, codegen_prog kept[2])
+{
+    nb_error err = {0};
+    codegen_params p = g_params;
+    for (int r = 0; r < 2; r++) {
+        kept[r] = g_prog[r];
+        p.copies = r ? b : a;
+        assert_int_equal(codegen_build(&p, &g_prog[r], &err), 0);
+    }
+    g_copies0 = a;
+    g_copies1 = b;
+}
+
+static void own_copies(codegen_prog kept[2])
+{
+    for (int r = 0; r < 2; r++) {
+        codegen_free(&g_prog[r]);
+        g_prog[r] = kept[r];
+    }
+    g_copies0 = COPIES_A;
+    g_copies1 = COPIES_B;
+}
+
 /* -basic_mode (the first program the harness alone, 0 copies), the second
  * program at 5 cycles a copy where it was first mapped: nothing in the two
  * programs alone gives that away, but a program of half the copies, timed
@@ -604,21 +629,15 @@ static void test_basic_mode_slow_placement_is_left(void **state)
     (void)state;
     tsc_outcome o;
     place_outcome po;
-    nb_error err = {0};
+    codegen_prog kept[2];
     start(0.6, 0.6, 0, 0);
-    codegen_prog with_copies = g_prog[0];
-    codegen_params p = g_params;
-    p.copies = 0;
-    assert_int_equal(codegen_build(&p, &g_prog[0], &err), 0);
-    g_copies0 = 0;
+    use_copies(0, COPIES_B, kept);
     const uint8_t *first_base;
     /* per copy of the 200 the programs differ by; 6 cycles more, not 3:
      * the program of 100 copies then misses the line by 360 ticks, not
      * 180 against a floor of 160 (a busy host widened the check past it) */
     double v = measure_slow_second(&o, &po, &first_base, 6.0);
-    g_copies0 = COPIES_A;
-    codegen_free(&g_prog[0]);
-    g_prog[0] = with_copies;
+    own_copies(kept);
     assert_measured_elsewhere(v, &o, &po, first_base);
 }
 
@@ -796,16 +815,9 @@ static void test_small_front_end_bound_code_is_compared(void **state)
     (void)state;
     tsc_outcome o;
     place_outcome po;
-    nb_error err = {0};
+    codegen_prog kept[2];
     start(0.6, 0.6, 0, 0);
-    codegen_prog kept[2] = {g_prog[0], g_prog[1]};
-    codegen_params p = g_params;
-    for (int r = 0; r < 2; r++) {
-        p.copies = r ? 2000 : 1000;
-        assert_int_equal(codegen_build(&p, &g_prog[r], &err), 0);
-    }
-    g_copies0 = 1000;
-    g_copies1 = 2000;
+    use_copies(1000, 2000, kept);
     g_per_copy = 0.25;
     g_insns_per_copy = 2;
     const uint8_t *first_base = g_prog[1].base;
@@ -813,12 +825,7 @@ static void test_small_front_end_bound_code_is_compared(void **state)
     g_slow_by = 0.01625;
     double v = measure_pair(10, &o, &po);
     bool elsewhere = g_prog[1].base != first_base;
-    g_copies0 = COPIES_A;
-    g_copies1 = COPIES_B;
-    for (int r = 0; r < 2; r++) {
-        codegen_free(&g_prog[r]);
-        g_prog[r] = kept[r];
-    }
+    own_copies(kept);
     if (!(fabs(v - 0.25) <= tsc_tolerance(0.25)) || po.placements != 3)
         print_message("value %f, %zu places, off %f\n", v, (size_t)po.placements, po.off);
     assert_true(po.compared);
