@@ -48,6 +48,8 @@ static codegen_prog g_prog[2];
 static const uint8_t *g_slow_at;    /* a program runs slow here */
 static double g_slow_by;            /* ... by this many cycles a copy */
 static double g_superlinear;        /* cycles a copy more in the second anywhere */
+static double g_beyond_first;       /* cycles more for each copy a program has beyond
+                                       the first's, anywhere (a cache they outgrow) */
 static unsigned g_cal_calls;        /* calibration programs run so far */
 static unsigned g_switch_after;     /* ...after which the clock is g_ratio[1] */
 static unsigned g_period;           /* or, if not 0, it takes turns this often */
@@ -153,6 +155,10 @@ static double prog_cycles(const codegen_prog *p)
         return 1.5 * (HARNESS_CYCLES + copies * g_per_copy);
     return HARNESS_CYCLES + copies * g_per_copy + cold +
            ((long)p->n_copies == g_copies1 ? copies * g_superlinear : 0) +
+           ((long)p->n_copies > g_copies0 && g_copies0 > 0
+                ? (double)((long)p->n_copies - g_copies0) * (double)(g_loops > 0 ? g_loops : 1) *
+                      g_beyond_first
+                : 0) +
            (p->base == g_slow_at ? copies * g_slow_by : 0) + placed;
 }
 
@@ -274,7 +280,7 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     g_switch_after = switch_after;
     g_period = period;
     g_slow_at = NULL;
-    g_slow_by = g_superlinear = 0;
+    g_slow_by = g_superlinear = g_beyond_first = 0;
     g_per_copy = CYCLES_PER_COPY;
     memset(g_place_slow, 0, sizeof g_place_slow);
     memset(g_places, 0, sizeof g_places);
@@ -305,10 +311,16 @@ static void start(double before, double after, unsigned switch_after, unsigned p
 }
 
 /* The value's half-width per copy. */
+/* The value's half-width per execution of the code, `execs` of them in
+ * the programs' difference; half_width: per copy of straight code. */
+static double half_width_per(const tsc_outcome *o, double execs)
+{
+    return tsc_half_width(o->diff[0], o->unc[0], o->agg_off[0], o->ratio, o->ratio_hw) / execs;
+}
+
 static double half_width(const tsc_outcome *o)
 {
-    return tsc_half_width(o->diff[0], o->unc[0], o->agg_off[0], o->ratio, o->ratio_hw) /
-           (COPIES_B - COPIES_A);
+    return half_width_per(o, COPIES_B - COPIES_A);
 }
 
 /* What a measurement came to, for a check that fails. */
@@ -662,6 +674,39 @@ static void test_loop_slow_placement_is_left(void **state)
     /* a loop: the place moved to compared with a third, which agrees */
     assert_true(po.compared);
     assert_int_equal(po.placements, 3);
+}
+
+/* A loop of 100 iterations (as measure_pair's programs, per execution of
+ * the code) whose copies cost 0.2 cycles more each beyond the first
+ * program's 100, at every place (a cache the first's fit and the second's
+ * do not): the probe of 150 copies lies on the line between the two, the
+ * first program not on the harness alone's and the difference's rate, so
+ * the value (2.2) is not pinned down, its half-width holding the first's
+ * 2.0 as well; the same loop without it is pinned down, no misfit. */
+static void test_loop_whose_copies_cost_more_is_not_pinned(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    place_outcome po;
+    start(0.6, 0.6, 0, 0);
+    g_loops = 100;
+    double execs = (double)(COPIES_B - COPIES_A) * (double)g_loops;
+    double v = measure_pair(10, &o, &po);
+    double u = half_width_per(&o, execs);
+    if (!(po.loop_misfit == 0) || !(u <= tsc_tolerance(v)))
+        show(v, &o);
+    assert_true(po.loop_misfit == 0);
+    assert_true(fabs(v - 2.0) <= tsc_tolerance(2.0) && u <= tsc_tolerance(v));
+    g_beyond_first = 0.2;   /* 200 x 0.2 more over the 100 copies more, in each iteration */
+    v = measure_pair(10, &o, &po);
+    u = half_width_per(&o, execs);
+    g_loops = 0;
+    if (!(fabs(v - 2.2) <= tsc_tolerance(2.2)) || !(fabs(v - 2.0) <= u))
+        show(v, &o);
+    assert_true(fabs(v - 2.2) <= tsc_tolerance(2.2));
+    assert_true(fabs(po.loop_misfit - (2.0 / 2.2 - 1)) < 0.01);
+    assert_true(fabs(v - 2.0) <= u && fabs(v - 2.2) <= u);
+    assert_true(u > tsc_tolerance(v));   /* so the value is flagged */
 }
 
 /* Code beyond the L1 instruction cache, whose second program runs at 2.2
@@ -1598,6 +1643,7 @@ int main(void)
         cmocka_unit_test(test_big_code_runs_not_judged),
         cmocka_unit_test(test_cold_first_runs_not_disturbed),
         cmocka_unit_test(test_big_code_runs_in_nanobench_order),
+        cmocka_unit_test(test_loop_whose_copies_cost_more_is_not_pinned),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -288,7 +288,7 @@ int run_and_record(run_env *env, const nb_options *o, nb_error *err)
     if (rc == 0)
         rc = measure(env, &r, &planned, err);
     if (rc == 0 && !o->dry_run && !env->backend_noted) {
-        char line[1024];
+        char line[2048];
         bench_backend_line(&r.res, line, sizeof line);
         before_output(env);
         nb_note("backend: %s", line);

@@ -721,6 +721,7 @@ static void child_run(double *samples)
         h->placement_averaged = po.averaged;
         h->placement_compared = po.compared;
         h->placement_off = po.off;
+        h->loop_misfit = po.loop_misfit;
     }
     if (kept && w->backend->verify)
         w->backend->verify(kept, h->lost);

@@ -597,7 +597,7 @@ static void place_one(const place_job *j, tsc_outcome *to, place_outcome *po, in
     po->off = share;
 }
 
-int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error *err)
+static int place_find(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error *err)
 {
     *po = (place_outcome){.placements = 1};
     int c = clock_counter(j->n_ctr, j->ctr);
@@ -690,5 +690,48 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
             codegen_free(&pairs[b][0]);
             codegen_free(&pairs[b][1]);
         }
+    return rc;
+}
+
+/* A loop's first program against the harness alone (place.h): where its
+ * copies cost a copy what the difference does not, beyond what the loop's
+ * own cost, the start and the runs' noise explain, the code costs what its
+ * size makes it cost, and both rates are in the half-width. */
+static void loop_onset(const place_job *j, tsc_outcome *to, place_outcome *po, int c)
+{
+    long loops = j->loops[0];
+    if (loops <= 1 || j->loops[1] != loops || j->copies[0] <= 0 || !(to->ratio > 0))
+        return;
+    probe_time h = {.copies = 0};
+    codegen_prog bare;
+    nb_error quiet;
+    if (build(j, 0, 0, &bare, &quiet))
+        return;   /* memory: a check, not part of the measurement */
+    h.ticks = tsc_time_program(j->cp, &bare, (size_t)c, HARNESS_RUNS, &h.hw);
+    codegen_free(&bare);
+    double execs = (double)j->copies[0] * (double)loops;
+    double misfit = tsc_misfit(to->first[c], execs, h.ticks, to->diff[c], j->goal->execs);
+    double own = ((double)loops * PLACE_LOOP_ITER_CYCLES + TSC_LOOP_CONTEXT_CYCLES) * to->ratio;
+    double allow = tsc_linear_allow(execs, h.hw, to->diff[c], j->goal->execs, to->noise[c],
+                                    misfit_floor(j, to, c) + own);
+    double rate = to->diff[c] / j->goal->execs;
+    if (!(fabs(misfit) > allow) || rate == 0)
+        return;
+    po->loop_misfit = misfit / (execs * rate);
+    /* the first program's rate a copy and the difference's: either can be
+     * the code's, so the whole distance */
+    double share = share_of_diff(j, to, c, (probe_fit){to->first[c], execs, h.ticks},
+                                 fabs(misfit));
+    for (size_t k = 0; k < j->n_ctr; k++)
+        if (j->ctr[k].tsc_cycles)
+            to->unc[k] += share * fabs(to->diff[k]);
+}
+
+int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error *err)
+{
+    int rc = place_find(j, to, po, err);
+    int c = clock_counter(j->n_ctr, j->ctr);
+    if (rc == 0 && c >= 0 && !j->params.debug && to->logged && !j->goal->big)
+        loop_onset(j, to, po, c);
     return rc;
 }

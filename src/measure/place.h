@@ -70,7 +70,21 @@
  * And where the first place was not linear, the place moved to is compared
  * in turn (within PLACE_MAX places): in one batch process of six ADDs every
  * line's first place was not linear and its second read 1.52-1.53,
- * unflagged, against 1.50. */
+ * unflagged, against 1.50.
+ *
+ * A loop is also held to the harness alone: its first program's ticks,
+ * less the harness's, over its executions of the code, against the
+ * difference's rate (loop_onset).  The probe between the two programs
+ * cannot see code whose copies cost more the more of them there are
+ * beyond the first program's (a cache they outgrow, or share with
+ * another thread): halfway, it costs half the extra and lies on the line.
+ * 1,000 NOPs x 10 and x 20 copies in a loop of 100 read 259.6 +/- 0.8,
+ * unflagged, in 1 of 3,000 single runs beside a busy loop on nb's CPU on
+ * a Zen 5 guest, against 250.1 in the median run: the first program's
+ * copies cost 250.2 a copy, the second's 254.9, in three places alike.
+ * Where the two rates lie apart beyond the loop's own cost
+ * (PLACE_LOOP_ITER_CYCLES an iteration and TSC_LOOP_CONTEXT_CYCLES), the
+ * start's and the runs' noise, the whole distance joins the half-width. */
 #ifndef NB_MEASURE_PLACE_H
 #define NB_MEASURE_PLACE_H
 
@@ -97,6 +111,11 @@
  * value): 6 ADDs read 2 % off in the processes where they did.  Added to
  * the half-width of such code measured at one place alone. */
 #define PLACE_FE_SHIFT 0.03
+/* Core cycles an iteration a loop's own cost (its counter and taken
+ * branch) may add to its first program beyond the harness alone and its
+ * copies (loop_onset): 0-0.8 cycles in single runs of ten kinds of code x
+ * 10 copies in loops of 100 on a Zen 5 guest. */
+#define PLACE_LOOP_ITER_CYCLES 4.0
 /* Whether `copies` copies of p's code reach PLACE_BIG: the measuring process
  * sets tsc_goal.big from it, which place_check goes by. */
 bool place_big(const codegen_params *p, long copies);
@@ -133,6 +152,10 @@ typedef struct place_outcome {
                                     furthest of the others from the first's,
                                     or (averaged) the furthest from the first's
                                     (a fraction, signed; 0 with one) */
+    double loop_misfit;          /* a loop whose first program's copies cost a copy
+                                    what the difference does not (loop_onset): how
+                                    far the first's rate lay from the difference's
+                                    (a fraction of it, signed); 0 otherwise */
 } place_outcome;
 
 /* After measure() gave *to for job j: measures again at another place if

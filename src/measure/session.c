@@ -161,6 +161,11 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
                 "one place in memory, which can move its cost by %.1f%%, see the backend line: "
                 "fewer -n_measurements measure it at others)", e->name, v, u,
                 100 * ro->placement_off);
+    else if (e->uncertain && e->estimated && fabs(ro->loop_misfit) * fabs(v) > tsc_tolerance(v) / 2)
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (in the loop, "
+                "the first program's copies cost %+.1f%% a copy against the ones the second has "
+                "more: the code's cost grows with its size, a cache it outgrows or shares with "
+                "another thread; see the backend line)", e->name, v, u, 100 * ro->loop_misfit);
     else if (e->uncertain && e->estimated && ro->prelude_spread * fabs(v) > tsc_tolerance(v))
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (what ran "
                 "right before the code moved its cost %s, see the backend line: raise "
@@ -289,6 +294,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.placement_averaged = ro->placement_averaged;
         r->cal.placement_compared = ro->placement_compared;
         r->cal.placement_off = ro->placement_off;
+        r->cal.loop_misfit = ro->loop_misfit;
         r->cal.disturbed = ro->disturbed;
         r->cal.prelude_spread = ro->prelude_spread;
         r->cal.settle_spread = ro->settle_spread;
@@ -803,6 +809,13 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(settle, sizeof settle, "; the code's cost moved %s from the first half of its "
                  "runs to the second (their distance in the uncertainty)",
                  moved_by(by, sizeof by, "by", k->settle_spread));
+    /* a loop's first program's copies against the difference (place.h) */
+    char loop[224] = "";
+    if (k->loop_misfit != 0)
+        snprintf(loop, sizeof loop, "; in the loop the first program's copies cost %+.1f%% a copy "
+                 "against the ones the second has more (the code's cost grows with its size: a "
+                 "cache it outgrows, or shares with another thread), both in the uncertainty",
+                 100 * k->loop_misfit);
     /* a fifth of a program's runs or more beyond the rest (tsc_disturbed) */
     char dist[160] = "";
     if (k->disturbed)
@@ -813,9 +826,9 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     if (isfinite(k->ticks_per_cycle_hw))
         snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f%s ticks/core cycle "
-             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s%s%s)",
+             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s%s%s%s)",
              r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->calibrations, k->core_ghz, moved,
-             place, prelude, settle, dist, busy, stepped);
+             place, loop, prelude, settle, dist, busy, stepped);
 }
 
 void bench_result_free(bench_result *r)

@@ -125,6 +125,10 @@ typedef struct bench_calibration {
     unsigned placements;
     bool placement_moved, placement_averaged, placement_compared;
     double placement_off;
+    /* A loop whose first program's copies cost a copy what the difference
+     * does not: how far its rate lay from the difference's (a fraction,
+     * signed; both in the uncertainty), 0 otherwise (measure/place.h). */
+    double loop_misfit;
     /* Whether a fifth or more of a program's runs read beyond the rest
      * (pmu/tsc_estimate.h: tsc_disturbed; runs and kept say how many). */
     bool disturbed;

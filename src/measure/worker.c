@@ -268,7 +268,7 @@ static void worker_post(const worker_request *job, bool prepare_only)
     nb_error_clear(&h->err);
     h->debug_text[0] = 0;
     h->n_cal = h->cal_runs = h->restarts = 0;
-    h->clock_moved = h->placement_off = h->prelude_spread = h->settle_spread = h->context =
+    h->clock_moved = h->placement_off = h->loop_misfit = h->prelude_spread = h->settle_spread = h->context =
         h->tsc_step = 0;
     h->placements = 1;
     h->placement_moved = h->placement_averaged = h->placement_compared = false;
@@ -420,7 +420,7 @@ static const char *result_damage(const worker_request *job, long n)
         !ports_sane(s) ||
         !finite_ge0(s->load_latency) ||
         !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
-        !isfinite(s->placement_off) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
+        !isfinite(s->placement_off) || !isfinite(s->loop_misfit) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
         !finite_ge0(s->prelude_spread) || !finite_ge0(s->settle_spread) ||
         !finite_ge0(s->context) || !finite_ge0(s->tsc_step) ||
         !bool_at(offsetof(shared_hdr, fe_bound)) ||
@@ -550,6 +550,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->placement_compared = s->placement_compared;
     out->disturbed = s->disturbed;
     out->placement_off = s->placement_off;
+    out->loop_misfit = s->loop_misfit;
     out->prelude_spread = s->prelude_spread;
     out->settle_spread = s->settle_spread;
     out->context = s->context;

@@ -121,6 +121,8 @@ typedef struct worker_output {
     bool placement_averaged;     /* the value is the mean of several places */
     bool placement_compared;     /* front-end-bound code compared at two or three */
     double placement_off;        /* the value at the other, relative to the kept */
+    double loop_misfit;          /* a loop's first program's rate a copy against the
+                                    difference's, where they lay apart (a fraction) */
     double prelude_spread;       /* how far the preludes moved the value (a fraction) */
     double settle_spread;        /* how far it moved from the first half of the
                                     runs to the second (a fraction) */
