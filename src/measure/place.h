@@ -113,9 +113,10 @@
 #define PLACE_FE_SHIFT 0.03
 /* Core cycles an iteration a loop's own cost (its counter and taken
  * branch) may add to its first program beyond the harness alone and its
- * copies (loop_onset): 0-0.8 cycles in single runs of ten kinds of code x
- * 10 copies in loops of 100 on a Zen 5 guest, with a busy loop on nb's CPU
- * and without. */
+ * copies (loop_onset): 0-0.8 cycles in single runs of nine kinds of short
+ * code x 10 copies in loops of 100 on a Zen 5 guest, with a busy loop on
+ * nb's CPU and without (1,000 NOPs x 10: -7 to +1, within their runs'
+ * noise). */
 #define PLACE_LOOP_ITER_CYCLES 4.0
 /* Whether `copies` copies of p's code reach PLACE_BIG: the measuring process
  * sets tsc_goal.big from it, which place_check goes by. */
