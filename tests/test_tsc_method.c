@@ -310,7 +310,6 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     memset(g_cp.port_best, 0, sizeof g_cp.port_best);
 }
 
-/* The value's half-width per copy. */
 /* The value's half-width per execution of the code, `execs` of them in
  * the programs' difference; half_width: per copy of straight code. */
 static double half_width_per(const tsc_outcome *o, double execs)

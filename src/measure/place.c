@@ -104,8 +104,10 @@ typedef struct probe_fit {
 
 static probe_fit fit_of(const place_job *j, const tsc_outcome *to, int c, probe_time h)
 {
-    if (h.copies == 0)
-        return (probe_fit){to->first[c], (double)j->copies[0], h.ticks};
+    if (h.copies == 0)   /* straight code, or a loop's first program (loop_onset) */
+        return (probe_fit){to->first[c],
+                           (double)j->copies[0] * (double)(j->loops[0] > 1 ? j->loops[0] : 1),
+                           h.ticks};
     return (probe_fit){h.ticks, h.execs, to->first[c]};
 }
 
@@ -709,19 +711,18 @@ static void loop_onset(const place_job *j, tsc_outcome *to, place_outcome *po, i
         return;   /* memory: a check, not part of the measurement */
     h.ticks = tsc_time_program(j->cp, &bare, (size_t)c, HARNESS_RUNS, &h.hw);
     codegen_free(&bare);
-    double execs = (double)j->copies[0] * (double)loops;
-    double misfit = tsc_misfit(to->first[c], execs, h.ticks, to->diff[c], j->goal->execs);
+    probe_fit f = fit_of(j, to, c, h);
+    double misfit = misfit_of(j, to, c, h);
     double own = ((double)loops * PLACE_LOOP_ITER_CYCLES + TSC_LOOP_CONTEXT_CYCLES) * to->ratio;
-    double allow = tsc_linear_allow(execs, h.hw, to->diff[c], j->goal->execs, to->noise[c],
+    double allow = tsc_linear_allow(f.execs, h.hw, to->diff[c], j->goal->execs, to->noise[c],
                                     misfit_floor(j, to, c) + own);
     double rate = to->diff[c] / j->goal->execs;
     if (!(fabs(misfit) > allow) || rate == 0)
         return;
-    po->loop_misfit = misfit / (execs * rate);
+    po->loop_misfit = misfit / (f.execs * rate);
     /* the first program's rate a copy and the difference's: either can be
      * the code's, so the whole distance */
-    double share = share_of_diff(j, to, c, (probe_fit){to->first[c], execs, h.ticks},
-                                 fabs(misfit));
+    double share = share_of_diff(j, to, c, f, fabs(misfit));
     for (size_t k = 0; k < j->n_ctr; k++)
         if (j->ctr[k].tsc_cycles)
             to->unc[k] += share * fabs(to->diff[k]);
