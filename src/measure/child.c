@@ -292,28 +292,34 @@ static int child_isolate(pid_t parent, int sock)
 /* The memory areas R14, RDI, RSI, RBP and RSP point into: mapped by the
  * parent once, private and zero-filled on demand; the measuring process
  * gives them back (MADV_DONTNEED) after every run, so each run starts from
- * all-zero areas and takes its first-touch page faults in the warm-up runs.
- * (They were populated up front: that cost a single run ~3 ms for 5 MB and
- * spared the child only its read faults, since every write to an inherited
- * page faults to copy it anyway.) */
+ * all-zero areas and takes its first-touch page faults in the warm-up runs,
+ * but for the pages around where the registers point (areas_present),
+ * which it keeps and zeroes.  (They were populated up front: that cost a
+ * single run ~3 ms for 5 MB and spared the child only its read faults,
+ * since every write to an inherited page faults to copy it anyway.) */
+enum { AREA_R14, AREA_RDI, AREA_RSI, AREA_RBP, AREA_RSP, N_AREAS };
+static const char *const area_name[N_AREAS] = {"R14", "RDI", "RSI", "RBP", "RSP"};
 static struct {
-    uint8_t *r14, *rdi, *rsi, *rbp, *rsp;
-    size_t r14_size;
+    uint8_t *base[N_AREAS];
+    size_t size[N_AREAS];
+    uintptr_t kept[N_AREAS][2];   /* the child's pages kept mapped: [from, to) */
 } g_areas;
 
 int areas_map(size_t r14_size, nb_error *err)
 {
-    if (g_areas.r14 && g_areas.r14_size == r14_size && g_areas.rdi)
-        return 0;
-    unmap_guarded(g_areas.r14, g_areas.r14_size);
-    g_areas.r14 = area_map(r14_size);
-    g_areas.r14_size = g_areas.r14 ? r14_size : 0;
-    uint8_t **small[4] = {&g_areas.rdi, &g_areas.rsi, &g_areas.rbp, &g_areas.rsp};
-    bool ok = g_areas.r14 != NULL;
-    for (int i = 0; i < 4; i++) {
-        if (!*small[i])
-            *small[i] = area_map(AREA_SIZE);
-        ok &= *small[i] != NULL;
+    bool ok = true;
+    if (!g_areas.base[AREA_R14] || g_areas.size[AREA_R14] != r14_size) {
+        unmap_guarded(g_areas.base[AREA_R14], g_areas.size[AREA_R14]);
+        g_areas.base[AREA_R14] = area_map(r14_size);
+        g_areas.size[AREA_R14] = g_areas.base[AREA_R14] ? r14_size : 0;
+        g_areas.kept[AREA_R14][0] = g_areas.kept[AREA_R14][1] = 0;
+    }
+    for (int i = 0; i < N_AREAS; i++) {
+        if (!g_areas.base[i]) {
+            g_areas.base[i] = area_map(AREA_SIZE);
+            g_areas.size[i] = g_areas.base[i] ? AREA_SIZE : 0;
+        }
+        ok &= g_areas.base[i] != NULL;
     }
     if (!ok)
         return nb_error_set(err, NB_ENOMEM, "cannot map the memory areas (R14's: -r14_size %zu "
@@ -340,14 +346,11 @@ int areas_map(size_t r14_size, nb_error *err)
 /* Child: the code fragments of the current run, in the shared mapping. */
 static bench_code g_job_code;
 
-static void child_ready(const worker_job *w, size_t r14_size)
+static void child_ready(const worker_job *w)
 {
     shared_hdr *h = g_hdr;
-    note_area("R14", g_areas.r14, r14_size);   /* the parent emptied the record */
-    note_area("RDI", g_areas.rdi, AREA_SIZE);
-    note_area("RSI", g_areas.rsi, AREA_SIZE);
-    note_area("RBP", g_areas.rbp, AREA_SIZE);
-    note_area("RSP", g_areas.rsp, AREA_SIZE);
+    for (int i = 0; i < N_AREAS; i++)   /* the parent emptied the record */
+        note_area(area_name[i], g_areas.base[i], g_areas.size[i]);
     const uint8_t *b = (const uint8_t *)(h + 1);
     g_job_code = (bench_code){
         .code = b, .code_len = w->len[0],
@@ -392,10 +395,19 @@ static void request_amx(void)
 /* Put back what one run's benchmark code may have changed (see above). */
 static void child_reset(void)
 {
-    madvise(g_areas.r14, g_areas.r14_size, MADV_DONTNEED);
-    uint8_t *small[4] = {g_areas.rdi, g_areas.rsi, g_areas.rbp, g_areas.rsp};
-    for (int i = 0; i < 4; i++)
-        madvise(small[i], AREA_SIZE, MADV_DONTNEED);
+    for (int i = 0; i < N_AREAS; i++) {
+        uintptr_t lo = (uintptr_t)g_areas.base[i], hi = lo + g_areas.size[i];
+        uintptr_t from = g_areas.kept[i][0], to = g_areas.kept[i][1];
+        /* kept pages, within [lo, hi), are zeroed (code that unmapped them
+         * could have unmapped the measuring process's own code as well) */
+        if (from < to) {
+            madvise((void *)lo, from - lo, MADV_DONTNEED);
+            memset((void *)from, 0, to - from);
+            madvise((void *)to, hi - to, MADV_DONTNEED);
+        } else {
+            madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        }
+    }
     __asm__ volatile("fninit" ::: "memory");
     if (g_isa.avx)   /* the OS enables AVX state wherever CPUID has AVX on Linux x86-64 */
         __asm__ volatile("vzeroupper" ::: "memory");
@@ -412,22 +424,29 @@ static void child_reset(void)
  * (`prefetcht0 [r14]` read 1.88-2.41 cycles in twelve processes on a Zen 5
  * guest, 0.24-0.26 with its page present; `prefetchw` read 1.00 on the
  * read-only zero page, 0.25 on a writable one).  Not the whole areas: 5 MB
- * of pages cost ~0.7 ms a run, three pages each ~5 us. */
+ * of pages cost ~0.7 ms a run.  child_reset zeroes these pages rather than
+ * give them back (mapping them again cost ~25 us a benchmark, 6 % of a
+ * batch's time). */
 static void areas_present(const codegen_params *p)
 {
-    uintptr_t at[5] = {p->r14, p->rdi, p->rsi, p->rbp, p->rsp};
-    uint8_t *area[5] = {g_areas.r14, g_areas.rdi, g_areas.rsi, g_areas.rbp, g_areas.rsp};
-    size_t size[5] = {g_areas.r14_size, AREA_SIZE, AREA_SIZE, AREA_SIZE, AREA_SIZE};
+    uintptr_t at[N_AREAS] = {p->r14, p->rdi, p->rsi, p->rbp, p->rsp};
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t pg = page > 0 ? (uintptr_t)page : 4096;
-    for (int i = 0; i < 5; i++) {
-        if (!area[i])
+    for (int i = 0; i < N_AREAS; i++) {
+        if (!g_areas.base[i])
             continue;
-        uintptr_t lo = (uintptr_t)area[i], hi = lo + size[i], mine = at[i] & ~(pg - 1);
+        uintptr_t lo = (uintptr_t)g_areas.base[i], hi = lo + g_areas.size[i], mine = at[i] & ~(pg - 1);
         uintptr_t from = mine >= lo + pg ? mine - pg : lo, to = mine + 2 * pg < hi ? mine + 2 * pg : hi;
+        if (from >= to || (g_areas.kept[i][0] == from && g_areas.kept[i][1] == to))
+            continue;   /* kept from the run before: mapped, zeroed by child_reset */
+        if (g_areas.kept[i][0] < g_areas.kept[i][1])   /* kept before, not now */
+            madvise((void *)g_areas.kept[i][0], g_areas.kept[i][1] - g_areas.kept[i][0],
+                    MADV_DONTNEED);
+        g_areas.kept[i][0] = from;
+        g_areas.kept[i][1] = to;
         /* MADV_POPULATE_WRITE (Linux 5.14) in one call; before it, a write a
          * page (the areas are all zero: a zero leaves them so) */
-        if (from < to && madvise((void *)from, to - from, MADV_POPULATE_WRITE) != 0)
+        if (madvise((void *)from, to - from, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
             for (uintptr_t a = from; a < to; a += pg)
                 *(volatile uint8_t *)a = 0;
     }
@@ -613,7 +632,7 @@ static void child_run(double *samples)
     }
     if (w->fresh)
         child_reset();
-    child_ready(w, g_areas.r14_size);
+    child_ready(w);
 
     pmu_group grp, *kept = NULL;
     if (w->opened) {
@@ -640,11 +659,11 @@ static void child_run(double *samples)
         .avx = g_isa.avx, .avx512 = g_isa.avx512,
         .reads = reads, .n_reads = grp.n_ctr,
         /* nanoBench: the middle of 1 MB; -r14_size: the start ([R14+addr]) */
-        .r14 = (uintptr_t)(g_areas.r14 + (o->r14_mid ? g_areas.r14_size / 2 : 0)),
-        .rdi = (uintptr_t)(g_areas.rdi + AREA_SIZE / 2),
-        .rsi = (uintptr_t)(g_areas.rsi + AREA_SIZE / 2),
-        .rbp = (uintptr_t)(g_areas.rbp + AREA_SIZE / 2),
-        .rsp = (uintptr_t)(g_areas.rsp + AREA_SIZE / 2),
+        .r14 = (uintptr_t)(g_areas.base[AREA_R14] + (o->r14_mid ? g_areas.size[AREA_R14] / 2 : 0)),
+        .rdi = (uintptr_t)(g_areas.base[AREA_RDI] + AREA_SIZE / 2),
+        .rsi = (uintptr_t)(g_areas.base[AREA_RSI] + AREA_SIZE / 2),
+        .rbp = (uintptr_t)(g_areas.base[AREA_RBP] + AREA_SIZE / 2),
+        .rsp = (uintptr_t)(g_areas.base[AREA_RSP] + AREA_SIZE / 2),
     };
     if (w->fresh)
         areas_present(&p);
