@@ -96,6 +96,7 @@ static unsigned g_stretch_from;     /* the two programs run slow in their runs w
 static unsigned g_stretch_until;
 static double g_stretch_by;         /* ...by this many cycles a copy */
 static double g_per_copy = CYCLES_PER_COPY;  /* the code's cycles a copy (CYCLES_PER_COPY) */
+static double g_wait_ticks;         /* the goal's wait_ticks (0: a batch line's, no waiting) */
 
 static double prog_cycles(const codegen_prog *p)
 {
@@ -206,7 +207,8 @@ static double measure_pair(long n, tsc_outcome *o, place_outcome *po)
     };
     /* a budget no stall of a busy host exhausts: the passes end on their
      * own (pinned, or the growth limits) */
-    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .agg = 0, .big = g_big,
+    tsc_goal goal = {.execs = execs, .budget_ticks = 2e10, .wait_ticks = g_wait_ticks,
+                     .agg = 0, .big = g_big,
                      .insns = execs * g_insns_per_copy, .loops = (double)g_loops};
     nb_error err = {0};
     assert_int_equal(measure(rs, 1, n, &g_cp, 1, &ctr, &ovf, &goal, o, &err), 0);
@@ -289,6 +291,7 @@ static void start(double before, double after, unsigned switch_after, unsigned p
     g_big = false;
     g_shared_until = 0;
     g_shared_by = 0;
+    g_wait_ticks = 0;
     g_fe_shared_until = 0;
     g_fe_shared_by = 0;
     g_ld_shared_until = 0;
@@ -1077,10 +1080,55 @@ static void test_shared_core_throughout(void **state)
     if (o.restarts != TSC_SHARED_RESTARTS || !tsc_core_shared(slow, hw))
         show(v, &o);
     assert_int_equal(o.restarts, TSC_SHARED_RESTARTS);
+    assert_int_equal(o.waits, 0);   /* a batch line's goal: no waiting */
     assert_true(tsc_core_shared(slow, hw));
     assert_true(fabs(slow - 0.05) < 0.01);
     assert_int_equal(o.chain, 1);
     /* code slowed by the span, more than the ADD chain, is within it */
+    assert_true(half_width(&o) >= TSC_SHARED_SPAN * v);
+}
+
+/* A single benchmark's goal (wait_ticks) and a neighbour on the ALUs for
+ * longer than the first try and the restart: the measurement waits,
+ * starts over, and once the neighbour is gone reads right, unshared. */
+static void test_shared_core_waited_out(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_shared_until = 120;   /* 40 calibration programs a try of 10 samples */
+    g_shared_by = 0.05;
+    /* this TSC's ticks for the wait (its rate need not be exact) */
+    g_wait_ticks = TSC_SHARED_WAIT_NS * 2.0;
+    double v = measure_pair(10, &o, NULL), hw, slow = tsc_alu_slowdown(&o, &hw);
+    if (o.waits < 1 || tsc_core_shared(slow, hw))
+        show(v, &o);
+    assert_right(v, &o);
+    assert_int_equal(o.restarts, TSC_SHARED_RESTARTS);
+    assert_true(o.waits >= 1 && o.waits <= TSC_SHARED_WAITS);
+    assert_false(tsc_core_shared(slow, hw));
+}
+
+/* ... and a neighbour that stays: the waits end within their budget and
+ * the outcome says the core was shared, as without them. */
+static void test_shared_core_outwaits_budget(void **state)
+{
+    (void)state;
+    tsc_outcome o;
+    start(0.6, 0.6, 0, 0);
+    g_shared_until = ~0u;
+    g_shared_by = 0.05;
+    g_wait_ticks = TSC_SHARED_WAIT_NS * 2.0;
+    uint64_t t0 = __rdtsc();
+    double v = measure_pair(10, &o, NULL), hw, slow = tsc_alu_slowdown(&o, &hw);
+    double took = (double)(__rdtsc() - t0);
+    if (o.waits < 1 || !tsc_core_shared(slow, hw))
+        show(v, &o);
+    assert_true(o.waits >= 1 && o.waits <= TSC_SHARED_WAITS);
+    /* no wait starts beyond the budget: what it took beyond that is one
+     * try's measurement (seconds only on a host that stalls) */
+    assert_true(took <= g_wait_ticks + 2e9 * 2.0);
+    assert_true(tsc_core_shared(slow, hw));
     assert_true(half_width(&o) >= TSC_SHARED_SPAN * v);
 }
 
@@ -1627,6 +1675,8 @@ int main(void)
         cmocka_unit_test(test_need),
         cmocka_unit_test(test_shared_core_starts_over),
         cmocka_unit_test(test_shared_core_throughout),
+        cmocka_unit_test(test_shared_core_waited_out),
+        cmocka_unit_test(test_shared_core_outwaits_budget),
         cmocka_unit_test(test_shared_front_end_starts_over),
         cmocka_unit_test(test_shared_front_end_throughout),
         cmocka_unit_test(test_shared_front_end_against_earlier),

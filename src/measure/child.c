@@ -560,6 +560,7 @@ static void tsc_finish(const tsc_outcome *to, const pmu_group *grp, double *samp
     h->disturbed = to->disturbed;
     h->clock_moved = to->drift / ratio;
     h->restarts = to->restarts;
+    h->shared_waits = to->waits;
     h->has_unc = to->logged;
     h->runs[0] = to->runs[0];
     h->runs[1] = to->runs[1];
@@ -748,12 +749,14 @@ static void child_run(double *samples)
         bool big = place_big(&p, w->copies[1]);
         tsc_goal goal = {.execs = per,
                          .budget_ticks = TSC_BUDGET_NS * g_cal.tsc_ghz / (big ? PLACE_MEAN : 1),
+                         .wait_ticks = o->patient ? TSC_SHARED_WAIT_NS * g_cal.tsc_ghz : 0,
                          .agg = o->agg, .big = big,
                          .insns = per * (double)asm_count_insns(p.code, p.code_len),
                          .loops = (double)w->loops[1]};
         if (measure(rs, o->warm_up_count, n, cpp, grp.n_ctr, grp.ctr, h->overflow, &goal,
                    &to, &err))
             child_fail(&err);
+        goal.wait_ticks = 0;   /* the other places are measured right away */
         place_job pj = {.params = p, .copies = {w->copies[0], w->copies[1]},
                         .loops = {w->loops[0], w->loops[1]}, .prog = {&first, &second},
                         .rs = rs, .warm = o->warm_up_count, .n = n, .cp = cpp,

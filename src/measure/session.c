@@ -16,6 +16,7 @@
 #include "pmu/tsc_estimate.h"
 #include "pmu/tsc_frontend.h"
 #include "pmu/tsc_load.h"
+#include "pmu/tsc_method.h"
 #include "sys/error.h"
 #include "sys/fileio.h"
 #include "sys/restore.h"
@@ -289,6 +290,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         memcpy(r->cal.port_slowdown_hw, ro->port_slowdown_hw, sizeof r->cal.port_slowdown_hw);
         r->cal.clock_moved = ro->clock_moved;
         r->cal.restarts = ro->restarts;
+        r->cal.shared_waits = ro->shared_waits;
         r->cal.placements = ro->placements;
         r->cal.placement_moved = ro->placement_moved;
         r->cal.placement_averaged = ro->placement_averaged;
@@ -523,6 +525,7 @@ static measure_params measure_params_of(const nb_options *o)
         .alignment_offset = o->alignment_offset, .no_mem = o->no_mem, .df = o->df,
         .debug = o->debug, .r14_size = o->r14_size > 0 ? (size_t)o->r14_size : (size_t)1 << 20,
         .r14_mid = o->r14_size <= 0, .timeout = o->timeout, .agg = (int)o->agg,
+        .patient = !o->batch && !o->sweep,
     };
 }
 
@@ -822,13 +825,20 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(dist, sizeof dist, "; only %zu and %zu of the programs' %zu and %zu runs read "
                  "alike, the rest far above (the core was disturbed while they ran)",
                  k->kept[0], k->kept[1], k->runs[0], k->runs[1]);
+    /* a shared core waited out (tsc_method.h: TSC_SHARED_PAUSE_NS) */
+    char waited[160] = "";
+    if (k->shared_waits)
+        snprintf(waited, sizeof waited, any || k->disturbed
+                     ? "; still so after waiting %zu times %.0f ms for the core to be left alone"
+                     : "; measured after waiting %zu times %.0f ms for the core to be left alone",
+                 k->shared_waits, TSC_SHARED_PAUSE_NS / 1e6);
     char hw[48] = "";
     if (isfinite(k->ticks_per_cycle_hw))
         snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f%s ticks/core cycle "
-             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s%s%s%s)",
+             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s%s%s%s%s)",
              r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->calibrations, k->core_ghz, moved,
-             place, loop, prelude, settle, dist, busy, stepped);
+             place, loop, prelude, settle, dist, busy, waited, stepped);
 }
 
 void bench_result_free(bench_result *r)

@@ -267,7 +267,7 @@ static void worker_post(const worker_request *job, bool prepare_only)
     h->need_fresh = 0;
     nb_error_clear(&h->err);
     h->debug_text[0] = 0;
-    h->n_cal = h->cal_runs = h->restarts = 0;
+    h->n_cal = h->cal_runs = h->restarts = h->shared_waits = 0;
     h->clock_moved = h->placement_off = h->loop_misfit = h->prelude_spread = h->settle_spread = h->context =
         h->tsc_step = 0;
     h->placements = 1;
@@ -419,7 +419,8 @@ static const char *result_damage(const worker_request *job, long n)
         !isfinite(s->ld_slowdown) || !finite_ge0(s->ld_slowdown_hw) ||
         !ports_sane(s) ||
         !finite_ge0(s->load_latency) ||
-        !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->placements > PLACE_MAX ||
+        !finite_ge0(s->clock_moved) || s->restarts > TSC_RESTARTS || s->shared_waits > TSC_SHARED_WAITS ||
+        s->placements > PLACE_MAX ||
         !isfinite(s->placement_off) || !isfinite(s->loop_misfit) || !bool_at(offsetof(shared_hdr, placement_moved)) ||
         !finite_ge0(s->prelude_spread) || !finite_ge0(s->settle_spread) ||
         !finite_ge0(s->context) || !finite_ge0(s->tsc_step) ||
@@ -557,6 +558,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->fe_bound = s->fe_bound;
     out->tsc_step = s->tsc_step;
     out->restarts = s->restarts;
+    out->shared_waits = s->shared_waits;
     out->steps = s->steps;
     out->retired = s->retired;
     out->step_over = s->step_over;

@@ -55,6 +55,9 @@ typedef struct measure_params {
     bool r14_mid;                /* R14 in the middle of its area (no -r14_size) */
     double timeout;              /* seconds, 0 = none */
     int agg;                     /* nb_agg: the tsc method aims the printed value */
+    bool patient;                /* one benchmark on its own (not a batch line or a
+                                    sweep's form): a shared core may be waited out
+                                    (pmu/tsc_method.h: TSC_SHARED_WAIT_NS) */
 } measure_params;
 
 typedef struct worker_request {
@@ -114,6 +117,7 @@ typedef struct worker_output {
     double clock_moved;          /* how far the clock moved while measured
                                     (a fraction; in cal_hw) */
     size_t restarts;             /* measurements started over for it */
+    size_t shared_waits;         /* ... after waiting for a shared core (tsc_outcome.waits) */
     unsigned placements;         /* places of the code measured (measure/place.h) */
     bool placement_moved;        /* the second was kept */
     bool disturbed;              /* the runs showed the core disturbed

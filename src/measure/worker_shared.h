@@ -95,6 +95,7 @@ typedef struct shared_hdr {
     bool disturbed;                       /* tsc_outcome's */
     double clock_moved;      /* tsc_outcome.drift over the clock */
     size_t restarts;
+    size_t shared_waits;     /* tsc_outcome.waits */
     unsigned placements;     /* place_outcome (tsc) */
     bool placement_moved, placement_averaged, placement_compared;
     double placement_off;

@@ -937,7 +937,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
     for (int r = 0; r < 2 && !w.blocked; r++)   /* (blocked: every pass warms up) */
         for (long i = -warm; i < 0; i++)
             sample(&rs[r], i, n, false, true, &w);
-    uint64_t t0 = clock_tsc();
+    uint64_t t0 = clock_tsc(), begun = t0;
     size_t first = 0;
     for (int pass = 0; w.status == 0; pass++) {
         for (int r = 1; w.blocked && r >= 0; r--)
@@ -963,7 +963,21 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         /* the clock moved after every start: once more, calibrating often,
          * so that each run's own clock is known (at_local_clock) */
         bool dense = out->drift > 0 && !again && !w.dense;
-        if ((again || dense) && in_budget) {
+        /* still shared after starting over: wait for the neighbour to
+         * leave, where the goal allows it (TSC_SHARED_WAIT_NS) */
+        double pause = goal->wait_ticks * (TSC_SHARED_PAUSE_NS / TSC_SHARED_WAIT_NS);
+        bool wait = !again && !dense && out->drift <= 0 && core_busy(out) && pause > 0 &&
+                    out->waits < TSC_SHARED_WAITS &&
+                    (double)(clock_tsc() - begun) + pause <= goal->wait_ticks;
+        if (wait) {
+            uint64_t until = clock_tsc() + (uint64_t)pause;
+            while (clock_tsc() < until)
+                ;   /* spinning: the core's clock stays where it was */
+            out->waits++;
+            t0 = clock_tsc();   /* the passes' budget starts again */
+            in_budget = true;
+        }
+        if ((again || dense || wait) && in_budget) {
             /* the clock moved, or another thread used the core (which
              * slows the code by what it shares, unknown), or came and
              * went: start over rather
@@ -972,7 +986,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
             if (dense) {
                 w.dense = true;
                 w.moved = out->drift;
-            } else
+            } else if (!wait)
                 out->restarts++;
             rs[0].log.n = rs[1].log.n = 0;
             w.n_cal[0] = w.n_cal[1] = 0;

@@ -188,6 +188,17 @@ typedef struct cal_progs {
  * for seconds to minutes, and three tries of every batch line while it did
  * cut a default batch from 4,700 lines a second to 1,200. */
 #define TSC_SHARED_RESTARTS 1
+/* A single benchmark (tsc_goal.wait_ticks, not a batch line or a sweep's
+ * form) whose core is still seen shared after that waits for the
+ * neighbour to leave: it spins TSC_SHARED_PAUSE_NS and starts over, while
+ * TSC_SHARED_WAIT_NS from its start last, at most TSC_SHARED_WAITS times.
+ * On a Zen 5 guest the host's neighbour shared the core in stretches of
+ * about a second with quiet ones of a few hundred milliseconds between
+ * (150 single runs of an ADD pair, one every ~70 ms); one restart right
+ * away seldom finds it gone. */
+#define TSC_SHARED_PAUSE_NS 40e6
+#define TSC_SHARED_WAIT_NS 400e6
+#define TSC_SHARED_WAITS 8
 /* Where the clock kept moving (it moved after every restart), the passes
  * that follow calibrate whenever this many ticks passed since the last
  * calibration (~9 us at 2.3 GHz; a calibration takes ~9,000): each run is
@@ -223,6 +234,7 @@ typedef struct cal_progs {
 typedef struct tsc_goal {
     double execs;        /* executions of the code per result (the normalization) */
     double budget_ticks;
+    double wait_ticks;   /* how long a shared core may be waited out (TSC_SHARED_WAIT_NS; 0: not) */
     bool big;            /* code beyond the L1 instruction cache (no tsc_disturbed) */
     double insns;        /* instructions of the code the programs differ by (0: not known) */
     double loops;        /* iterations of the programs' loop (0: none) */
@@ -261,6 +273,7 @@ typedef struct tsc_outcome {
     double drift;                    /* how far the clock moved (tsc_clock_drift),
                                         included in ratio_hw */
     size_t restarts;                 /* measurements started over for it */
+    size_t waits;                    /* ... after waiting for a shared core (TSC_SHARED_PAUSE_NS) */
     /* the front-end probe's fit (cycles per NOP) and how much slower it ran
      * than the quiet core's (the least of cal_progs' two and this
      * measurement's best stretch), its half-width; 0 where not known */

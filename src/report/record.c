@@ -221,6 +221,7 @@ static jv *backend_json(const bench_result *r)
     }
     jv_set(cal, "clock_moved", jv_num(k->clock_moved));
     jv_set(cal, "restarts", jv_int((long long)k->restarts));
+    jv_set(cal, "shared_waits", jv_int((long long)k->shared_waits));
     jv_set(cal, "placements", jv_int((long long)k->placements));
     jv_set(cal, "placement_moved", jv_bool(k->placement_moved));
     jv_set(cal, "placement_averaged", jv_bool(k->placement_averaged));

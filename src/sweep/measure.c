@@ -146,6 +146,7 @@ sw_meas *sw_meas_new(const nb_options *base, const cpu_info *cpu, const char *ua
     m->o.n_measurements = 10;
     m->o.warm_up_count = 2;
     m->o.output = OUTPUT_JSON;   /* nothing is printed by the engine */
+    m->o.sweep = true;           /* one form of many: no waiting out a shared core */
     m->cpu = cpu;
     m->stop = stop;
     const char *be = bench_backend_name(&m->o, cpu, NULL);
