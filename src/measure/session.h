@@ -111,8 +111,9 @@ typedef struct bench_calibration {
     double port_slowdown_hw[TSC_PORTS];
     /* How far the core's clock moved while it was measured, beyond its
      * noise (a fraction, 0: it did not; part of ticks_per_cycle_hw), and
-     * how often the measurement started over for it; how often of those
-     * after waiting for a shared core to be left alone (TSC_SHARED_PAUSE_NS). */
+     * how often the measurement started over for it; how often, besides,
+     * it waited for a shared core to be left alone and started over again
+     * (pmu/tsc_method.h: TSC_SHARED_PAUSE_NS). */
     double clock_moved;
     size_t restarts;
     size_t shared_waits;

@@ -117,7 +117,8 @@ typedef struct worker_output {
     double clock_moved;          /* how far the clock moved while measured
                                     (a fraction; in cal_hw) */
     size_t restarts;             /* measurements started over for it */
-    size_t shared_waits;         /* ... after waiting for a shared core (tsc_outcome.waits) */
+    size_t shared_waits;         /* ...and, besides, after waiting for a shared core
+                                    (tsc_outcome.waits) */
     unsigned placements;         /* places of the code measured (measure/place.h) */
     bool placement_moved;        /* the second was kept */
     bool disturbed;              /* the runs showed the core disturbed

@@ -273,7 +273,8 @@ typedef struct tsc_outcome {
     double drift;                    /* how far the clock moved (tsc_clock_drift),
                                         included in ratio_hw */
     size_t restarts;                 /* measurements started over for it */
-    size_t waits;                    /* ... after waiting for a shared core (TSC_SHARED_PAUSE_NS) */
+    size_t waits;                    /* ...and, besides, after waiting for a shared core
+                                        (TSC_SHARED_PAUSE_NS) */
     /* the front-end probe's fit (cycles per NOP) and how much slower it ran
      * than the quiet core's (the least of cal_progs' two and this
      * measurement's best stretch), its half-width; 0 where not known */
