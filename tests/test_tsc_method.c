@@ -1126,8 +1126,10 @@ static void test_shared_core_outwaits_budget(void **state)
         show(v, &o);
     assert_true(o.waits >= 1 && o.waits <= TSC_SHARED_WAITS);
     /* no wait starts beyond the budget: what it took beyond that is one
-     * try's measurement (seconds only on a host that stalls) */
-    assert_true(took <= g_wait_ticks + 2e9 * 2.0);
+     * try's measurement (seconds only on a host that stalls, or under
+     * valgrind, where it is not judged) */
+    if (!getenv("NB_UNDER_VALGRIND"))
+        assert_true(took <= g_wait_ticks + 2e9 * 2.0);
     assert_true(tsc_core_shared(slow, hw));
     assert_true(half_width(&o) >= TSC_SHARED_SPAN * v);
 }
