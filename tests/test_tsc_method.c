@@ -1046,6 +1046,22 @@ static void test_need(void **state)
     assert_true(isinf(tsc_need(0.055, 0.015, 0, 0, 0, 0.04, t3, 40)));
 }
 
+/* measure_pair of 10 samples with another thread on the ALUs for the
+ * first `until` calibration programs (the ADD chain 5 % slow; 40 a try)
+ * and the goal's wait_ticks `wait`: the value, with the ADD chain's
+ * slowdown and its half-width. */
+static double shared_alu_pair(unsigned until, double wait, tsc_outcome *o, double *slow,
+                              double *hw)
+{
+    start(0.6, 0.6, 0, 0);
+    g_shared_until = until;
+    g_shared_by = 0.05;
+    g_wait_ticks = wait;
+    double v = measure_pair(10, o, NULL);
+    *slow = tsc_alu_slowdown(o, hw);
+    return v;
+}
+
 /* Another thread uses the core's ALUs during the first pass (10 samples,
  * 40 calibration programs): the ADD chain reads 5 % slower than the IMUL
  * chain, so the measurement starts over, and the neighbour gone, the
@@ -1054,10 +1070,7 @@ static void test_shared_core_starts_over(void **state)
 {
     (void)state;
     tsc_outcome o;
-    start(0.6, 0.6, 0, 0);
-    g_shared_until = 40;
-    g_shared_by = 0.05;
-    double v = measure_pair(10, &o, NULL), hw, slow = tsc_alu_slowdown(&o, &hw);
+    double hw, slow, v = shared_alu_pair(40, 0, &o, &slow, &hw);
     if (o.restarts < 1 || tsc_core_shared(slow, hw))
         show(v, &o);
     assert_right(v, &o);
@@ -1073,10 +1086,7 @@ static void test_shared_core_throughout(void **state)
 {
     (void)state;
     tsc_outcome o;
-    start(0.6, 0.6, 0, 0);
-    g_shared_until = ~0u;
-    g_shared_by = 0.05;
-    double v = measure_pair(10, &o, NULL), hw, slow = tsc_alu_slowdown(&o, &hw);
+    double hw, slow, v = shared_alu_pair(~0u, 0, &o, &slow, &hw);
     if (o.restarts != TSC_SHARED_RESTARTS || !tsc_core_shared(slow, hw))
         show(v, &o);
     assert_int_equal(o.restarts, TSC_SHARED_RESTARTS);
@@ -1095,12 +1105,9 @@ static void test_shared_core_waited_out(void **state)
 {
     (void)state;
     tsc_outcome o;
-    start(0.6, 0.6, 0, 0);
-    g_shared_until = 120;   /* 40 calibration programs a try of 10 samples */
-    g_shared_by = 0.05;
-    /* this TSC's ticks for the wait (its rate need not be exact) */
-    g_wait_ticks = TSC_SHARED_WAIT_NS * 2.0;
-    double v = measure_pair(10, &o, NULL), hw, slow = tsc_alu_slowdown(&o, &hw);
+    /* three tries' calibrations; this TSC's ticks for the wait (its rate
+     * need not be exact) */
+    double hw, slow, v = shared_alu_pair(120, TSC_SHARED_WAIT_NS * 2.0, &o, &slow, &hw);
     if (o.waits < 1 || tsc_core_shared(slow, hw))
         show(v, &o);
     assert_right(v, &o);
@@ -1115,12 +1122,8 @@ static void test_shared_core_outwaits_budget(void **state)
 {
     (void)state;
     tsc_outcome o;
-    start(0.6, 0.6, 0, 0);
-    g_shared_until = ~0u;
-    g_shared_by = 0.05;
-    g_wait_ticks = TSC_SHARED_WAIT_NS * 2.0;
     uint64_t t0 = __rdtsc();
-    double v = measure_pair(10, &o, NULL), hw, slow = tsc_alu_slowdown(&o, &hw);
+    double hw, slow, v = shared_alu_pair(~0u, TSC_SHARED_WAIT_NS * 2.0, &o, &slow, &hw);
     double took = (double)(__rdtsc() - t0);
     if (o.waits < 1 || !tsc_core_shared(slow, hw))
         show(v, &o);

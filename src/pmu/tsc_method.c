@@ -966,7 +966,7 @@ int measure(run_state rs[2], long warm, long n, const cal_progs *cp, size_t n_ct
         /* still shared after starting over: wait for the neighbour to
          * leave, where the goal allows it (TSC_SHARED_WAIT_NS) */
         double pause = goal->wait_ticks * (TSC_SHARED_PAUSE_NS / TSC_SHARED_WAIT_NS);
-        bool wait = !again && !dense && out->drift <= 0 && core_busy(out) && pause > 0 &&
+        bool wait = !again && out->drift <= 0 && core_busy(out) && pause > 0 &&
                     out->waits < TSC_SHARED_WAITS &&
                     (double)(clock_tsc() - begun) + pause <= goal->wait_ticks;
         if (wait) {
