@@ -1647,6 +1647,43 @@ static void test_unlogged_place_share(void **state)
     assert_true(po.off * o.diff[0] >= miss);
 }
 
+/* Data beyond an L1 data TLB's reach (place_data): a quarter of every value
+ * read with rdtsc joins its half-width (the run's own in unc where logged,
+ * the fixed part where not); counters the emulator counts exactly, and
+ * data on PLACE_DATA_PAGES pages or fewer, are left alone. */
+static void test_data_beyond_tlb_reach_widens(void **state)
+{
+    (void)state;
+    pmu_counter ctr[3] = {
+        {.name = "CORE_CYCLES", .read = PMU_READ_RDTSC, .tsc_cycles = true},
+        {.name = "RDTSC", .read = PMU_READ_RDTSC},
+        {.name = "INSTRUCTIONS", .read = PMU_READ_RDPMC},
+    };
+    place_job j = {.n_ctr = 3, .ctr = ctr};
+    for (int logged = 0; logged < 2; logged++) {
+        tsc_outcome to;
+        memset(&to, 0, sizeof to);
+        to.logged = logged;
+        to.diff[0] = 1000;
+        to.diff[1] = -600;
+        to.diff[2] = 2000;
+        to.unc[0] = to.unc[1] = 1;
+        place_outcome po = {.placements = 1, .data_pages = PLACE_DATA_PAGES};
+        place_data(&j, &to, &po);
+        assert_true(to.unc[0] == 1 && to.unc[1] == 1 && to.unc[2] == 0);
+        assert_true(to.fixed[0] == 0 && to.fixed[1] == 0 && to.fixed[2] == 0);
+        po.data_pages = PLACE_DATA_PAGES + 1;
+        place_data(&j, &to, &po);
+        double *into = logged ? to.unc : to.fixed;
+        double base = logged ? 1 : 0;
+        assert_true(fabs(into[0] - (base + PLACE_DATA_SHARE * 1000)) < 1e-9);
+        assert_true(fabs(into[1] - (base + PLACE_DATA_SHARE * 600)) < 1e-9);
+        assert_true(to.unc[2] == 0 && to.fixed[2] == 0);
+        if (!logged)
+            assert_true(to.unc[0] == 1 && to.unc[1] == 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1698,6 +1735,7 @@ int main(void)
         cmocka_unit_test(test_cold_first_runs_not_disturbed),
         cmocka_unit_test(test_big_code_runs_in_nanobench_order),
         cmocka_unit_test(test_loop_whose_copies_cost_more_is_not_pinned),
+        cmocka_unit_test(test_data_beyond_tlb_reach_widens),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -452,6 +452,27 @@ static void areas_present(const codegen_params *p)
     }
 }
 
+/* Child: the pages of the areas present now (mincore): those the code and
+ * its init touched since child_reset, and the ones areas_present maps
+ * (place.h: PLACE_DATA_PAGES).  0 where mincore fails. */
+static size_t areas_resident(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t pg = page > 0 ? (size_t)page : 4096, n = 0;
+    unsigned char vec[1024];
+    for (int i = 0; i < N_AREAS; i++) {
+        for (size_t off = 0; g_areas.base[i] && off < g_areas.size[i]; off += sizeof vec * pg) {
+            size_t len = g_areas.size[i] - off < sizeof vec * pg ? g_areas.size[i] - off
+                                                                 : sizeof vec * pg;
+            if (mincore(g_areas.base[i] + off, len, vec) != 0)
+                return 0;
+            for (size_t k = 0; k < (len + pg - 1) / pg; k++)
+                n += vec[k] & 1;
+        }
+    }
+    return n;
+}
+
 /* The calibration state the measuring process keeps from run to run. */
 static struct {
     bool built;
@@ -765,6 +786,10 @@ static void child_run(double *samples)
         place_outcome po = {.placements = 1};
         if (cpp && place_check(&pj, &to, &po, &err))
             child_fail(&err);
+        if (cpp) {
+            po.data_pages = areas_resident();
+            place_data(&pj, &to, &po);
+        }
         /* the quietest the front end and the ports have been in this
          * process, for the measurements after this one (tsc_frontend.h,
          * tsc_ports.h) */
@@ -776,6 +801,7 @@ static void child_run(double *samples)
         h->placement_compared = po.compared;
         h->placement_off = po.off;
         h->loop_misfit = po.loop_misfit;
+        h->data_pages = po.data_pages;
     }
     if (kept && w->backend->verify)
         w->backend->verify(kept, h->lost);

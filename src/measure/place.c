@@ -736,3 +736,17 @@ int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error
         loop_onset(j, to, po, c);
     return rc;
 }
+
+void place_data(const place_job *j, tsc_outcome *to, const place_outcome *po)
+{
+    if (po->data_pages <= PLACE_DATA_PAGES)
+        return;
+    for (size_t k = 0; k < j->n_ctr; k++) {
+        if (j->ctr[k].read != PMU_READ_RDTSC)   /* estimated cycles and the TSC's ticks */
+            continue;
+        if (to->logged)
+            to->unc[k] += PLACE_DATA_SHARE * fabs(to->diff[k]);
+        else
+            to->fixed[k] += PLACE_DATA_SHARE * fabs(to->diff[k]);
+    }
+}

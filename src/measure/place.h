@@ -121,6 +121,23 @@
 /* Whether `copies` copies of p's code reach PLACE_BIG: the measuring process
  * sets tsc_goal.big from it, which place_check goes by. */
 bool place_big(const codegen_params *p, long copies);
+/* Data on more pages than an L1 data TLB holds (the least of current
+ * x86-64 cores': 64 entries for 4 KB pages on Zen 1-3 and Skylake, 72 on
+ * Zen 4, 96 on Zen 5 and Golden Cove) costs what the pages it got and the
+ * TLBs' state make it cost, which nb neither sets nor samples: a chain of
+ * loads 4,160 bytes apart through 101 pages read 11.0 or 12.3 cycles a
+ * load at fresh physical pages of one process (16 each, the two
+ * alternating at random), nb's lines 8.9-10.8 in single runs and the
+ * references around them 9.2-11.2, the two up to 17 % apart with
+ * half-widths of 0.2-1.3 (a Zen 5 guest).  So such a value carries
+ * PLACE_DATA_SHARE of itself in its half-width (as code beyond PLACE_BIG
+ * measured at one place does: PLACE_ONE_SHARE), which flags it.  Counted
+ * (place_data) are the pages of the areas R14, RDI, RSI, RBP and RSP point
+ * into that are present after the measurement: those the code and its
+ * init touched and the ones nb maps up front (three an area). */
+#define PLACE_DATA_PAGES 64
+#define PLACE_DATA_SHARE 0.25
+
 /* The most places a measurement reports. */
 #define PLACE_MAX (PLACE_MEAN > PLACE_TRIES ? PLACE_MEAN : PLACE_TRIES)
 
@@ -158,6 +175,7 @@ typedef struct place_outcome {
                                     what the difference does not (loop_onset): how
                                     far the first's rate lay from the difference's
                                     (a fraction of it, signed); 0 otherwise */
+    size_t data_pages;           /* pages of the areas present (place_data) */
 } place_outcome;
 
 /* After measure() gave *to for job j: measures again at another place if
@@ -166,5 +184,11 @@ typedef struct place_outcome {
  * what the place can move the value by added to to->fixed instead).  0, or
  * a status with *err set. */
 int place_check(const place_job *j, tsc_outcome *to, place_outcome *po, nb_error *err);
+
+/* After place_check: where the data lay on more than PLACE_DATA_PAGES
+ * pages (po->data_pages, counted by the measuring process, which owns the
+ * areas), PLACE_DATA_SHARE of every value read with rdtsc (the estimated
+ * cycles and the TSC's ticks) joins its half-width. */
+void place_data(const place_job *j, tsc_outcome *to, const place_outcome *po);
 
 #endif

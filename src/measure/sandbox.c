@@ -32,7 +32,7 @@
 /* Allowed whatever their arguments (see sandbox.h for why each is harmless). */
 static const long g_plain[] = {
     SYS_rt_sigreturn, SYS_rt_sigaction, SYS_rt_sigprocmask, SYS_sigaltstack,
-    SYS_mmap, SYS_munmap, SYS_madvise, SYS_brk,
+    SYS_mmap, SYS_munmap, SYS_madvise, SYS_brk, SYS_mincore,
     SYS_read, SYS_pread64, SYS_recvfrom,
     SYS_getpid, SYS_gettid,
     SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_time,

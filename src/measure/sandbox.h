@@ -22,6 +22,11 @@
  *                                          trapped call never runs, whatever
  *                                          handles SIGSYS)
  *   mmap, munmap, madvise, brk             its own memory
+ *   mincore                                which of its own pages are
+ *                                          present (the data's pages,
+ *                                          measure/place.h; of a file's
+ *                                          pages, only of a file it could
+ *                                          write, since Linux 5.0)
  *   read, pread64                          descriptors nb opened for it: the
  *                                          socket, /dev/null, its counters,
  *                                          the MSR device read-only

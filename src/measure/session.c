@@ -20,6 +20,7 @@
 #include "sys/error.h"
 #include "sys/fileio.h"
 #include "sys/restore.h"
+#include "measure/place.h"
 #include "measure/worker.h"
 #include "measure/stats.h"
 #include "sys/status.h"
@@ -149,6 +150,12 @@ static void judge_uncertainty(bench_event_result *e, double norm, double per_cop
                 "line); measure again", e->name, v, u,
                 100 * fmax(1 - (double)ro->kept[0] / (double)(ro->runs[0] ? ro->runs[0] : 1),
                            1 - (double)ro->kept[1] / (double)(ro->runs[1] ? ro->runs[1] : 1)));
+    else if (e->uncertain && ro->data_pages > PLACE_DATA_PAGES)
+        nb_warn("%s: %.4f +/- %.4f per copy: not pinned down: its data lay on %zu pages, more "
+                "than an L1 data TLB holds (%d): what it costs moves with the physical pages it "
+                "gets and the TLBs' state, which nb neither sets nor samples (%.0f%% of the "
+                "value in the uncertainty; see the backend line)", e->name, v, u, ro->data_pages,
+                PLACE_DATA_PAGES, 100 * PLACE_DATA_SHARE);
     else if (e->uncertain && e->estimated && ro->context * fabs(v) > tsc_tolerance(v) / 2)
         nb_warn("%s: %.4f +/- %.4f per copy: not pinned down to max(0.02, 1.5 %%) (%s: where it "
                 "meets the harness moves its cost %s, JSON harness_context: raise "
@@ -297,6 +304,7 @@ static void add_calibration(bench_result *r, const worker_output *ro, double **a
         r->cal.placement_compared = ro->placement_compared;
         r->cal.placement_off = ro->placement_off;
         r->cal.loop_misfit = ro->loop_misfit;
+        r->cal.data_pages = ro->data_pages;
         r->cal.disturbed = ro->disturbed;
         r->cal.prelude_spread = ro->prelude_spread;
         r->cal.settle_spread = ro->settle_spread;
@@ -800,6 +808,12 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
         snprintf(place, sizeof place, "; the code's cost did not grow with its copies alone, "
                  "at a second place in memory too (%+.0f%% there): the first kept",
                  100 * k->placement_off);
+    /* data beyond an L1 data TLB's reach (place.h) */
+    char data[192] = "";
+    if (k->data_pages > PLACE_DATA_PAGES)
+        snprintf(data, sizeof data, "; the data lay on %zu pages, more than an L1 data TLB "
+                 "holds: its cost moves with the pages it gets (%.0f%% of the value in the "
+                 "uncertainty)", k->data_pages, 100 * PLACE_DATA_SHARE);
     /* the preludes moved the value beyond the tolerance's share of it */
     char prelude[192] = "", by[48];
     if (k->prelude_spread > 0.015)
@@ -836,9 +850,9 @@ void bench_backend_line(const bench_result *r, char *buf, size_t buflen)
     if (isfinite(k->ticks_per_cycle_hw))
         snprintf(hw, sizeof hw, " +/- %.4f", k->ticks_per_cycle_hw);
     snprintf(buf, buflen, "%s (CORE_CYCLES estimated: TSC %.3f GHz, %.4f%s ticks/core cycle "
-             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s%s%s%s%s)",
+             "from %zu calibrations, core ~%.2f GHz%s%s%s%s%s%s%s%s%s%s)",
              r->backend, k->tsc_ghz, k->ticks_per_cycle, hw, k->calibrations, k->core_ghz, moved,
-             place, loop, prelude, settle, dist, busy, waited, stepped);
+             place, data, loop, prelude, settle, dist, busy, waited, stepped);
 }
 
 void bench_result_free(bench_result *r)

@@ -132,6 +132,11 @@ typedef struct bench_calibration {
      * does not: how far its rate lay from the difference's (a fraction,
      * signed; both in the uncertainty), 0 otherwise (measure/place.h). */
     double loop_misfit;
+    /* Pages of the areas R14 and the others point into that were present
+     * after the measurement; beyond PLACE_DATA_PAGES (measure/place.h) the
+     * value depends on the pages its data got, a share of it in its
+     * uncertainty. */
+    size_t data_pages;
     /* Whether a fifth or more of a program's runs read beyond the rest
      * (pmu/tsc_estimate.h: tsc_disturbed; runs and kept say how many). */
     bool disturbed;

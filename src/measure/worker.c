@@ -267,7 +267,7 @@ static void worker_post(const worker_request *job, bool prepare_only)
     h->need_fresh = 0;
     nb_error_clear(&h->err);
     h->debug_text[0] = 0;
-    h->n_cal = h->cal_runs = h->restarts = h->shared_waits = 0;
+    h->n_cal = h->cal_runs = h->restarts = h->shared_waits = h->data_pages = 0;
     h->clock_moved = h->placement_off = h->loop_misfit = h->prelude_spread = h->settle_spread = h->context =
         h->tsc_step = 0;
     h->placements = 1;
@@ -552,6 +552,7 @@ static int copy_results(const worker_request *job, long n, worker_output *out, n
     out->disturbed = s->disturbed;
     out->placement_off = s->placement_off;
     out->loop_misfit = s->loop_misfit;
+    out->data_pages = s->data_pages;
     out->prelude_spread = s->prelude_spread;
     out->settle_spread = s->settle_spread;
     out->context = s->context;

@@ -128,6 +128,7 @@ typedef struct worker_output {
     double placement_off;        /* the value at the other, relative to the kept */
     double loop_misfit;          /* a loop's first program's rate a copy against the
                                     difference's, where they lay apart (a fraction) */
+    size_t data_pages;           /* pages of the areas present (measure/place.h) */
     double prelude_spread;       /* how far the preludes moved the value (a fraction) */
     double settle_spread;        /* how far it moved from the first half of the
                                     runs to the second (a fraction) */

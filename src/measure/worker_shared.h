@@ -100,6 +100,7 @@ typedef struct shared_hdr {
     bool placement_moved, placement_averaged, placement_compared;
     double placement_off;
     double loop_misfit;      /* place_outcome's */
+    size_t data_pages;       /* place_outcome's */
     double prelude_spread;   /* tsc_outcome.prelude over the value (tsc cycles) */
     double settle_spread;    /* tsc_outcome.settle over the value (tsc cycles) */
     double context;          /* tsc_outcome.context over the value (tsc cycles) */

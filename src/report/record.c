@@ -228,6 +228,7 @@ static jv *backend_json(const bench_result *r)
     jv_set(cal, "placement_compared", jv_bool(k->placement_compared));
     jv_set(cal, "placement_off", jv_num(k->placement_off));
     jv_set(cal, "loop_misfit", jv_num(k->loop_misfit));
+    jv_set(cal, "data_pages", jv_int((long long)k->data_pages));
     jv_set(cal, "runs_disturbed", jv_bool(k->disturbed));
     jv_set(cal, "prelude_spread", jv_num(k->prelude_spread));
     jv_set(cal, "settle_spread", jv_num(k->settle_spread));
